@@ -1,0 +1,100 @@
+"""User-facing output: progress on a terminal, plain lines otherwise, silence with -q.
+
+Debug detail goes through :mod:`logging`; this module is for what a person
+watching a build or an install wants to see.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from typing import TextIO
+
+__all__ = ["Progress", "configure", "info", "is_quiet", "setup_logging", "warn"]
+
+_quiet = False
+
+
+def configure(quiet: bool = False) -> None:
+    global _quiet
+    _quiet = quiet
+
+
+def is_quiet() -> bool:
+    return _quiet
+
+
+def _colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
+
+
+def info(message: str) -> None:
+    """A line for the user on stdout, unless quiet."""
+    if not _quiet:
+        print(message, flush=True)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr; shown even when quiet, as warnings need action."""
+    prefix = "click-build: warning: "
+    if _colour(sys.stderr):
+        prefix = f"\033[33m{prefix}\033[0m"
+    print(prefix + message, file=sys.stderr, flush=True)
+
+
+class _WarningHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            warn(record.getMessage())
+        else:
+            print(f"click-build: {record.getMessage()}", file=sys.stderr, flush=True)
+
+
+def setup_logging(verbose: bool = False) -> None:
+    """Route library warnings to ``click-build: warning:`` lines."""
+    root = logging.getLogger("click_build")
+    root.handlers[:] = [_WarningHandler()]
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    root.propagate = False
+
+
+class Progress:
+    """``[i/N] label`` redrawn in place on a terminal; nothing otherwise.
+
+    Redraws are rate-limited so progress never costs measurable time.
+    """
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.enabled = not _quiet and self.stream.isatty() and total > 0
+        self._last = 0.0
+        self._count = 0
+
+    def advance(self, n: int = 1) -> None:
+        self._count += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last >= 0.1 or self._count >= self.total:
+            self._last = now
+            self.stream.write(f"\r[{self._count}/{self.total}] {self.label}")
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done()

@@ -1,0 +1,429 @@
+"""Source tree -> staged entries -> .click, streaming every file exactly once.
+
+Data flows one way: :func:`stage_tree` (or a build integration) produces a
+sorted list of :class:`Entry`; :func:`build_click` streams them into
+``data.tar.gz`` while computing md5sums and the installed size, then writes
+the control archive and the ar container, and renames the result into place.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import io
+import logging
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from . import _console
+from .archive import (
+    GzipBlockWriter,
+    TarWriter,
+    copy_range,
+    write_ar_header,
+    write_ar_member,
+)
+from .errors import ArchiveError, BuildError, ClickError
+from .manifest import Manifest
+
+__all__ = [
+    "DEFAULT_IGNORES",
+    "FALLBACK_EPOCH",
+    "SOURCE_IGNORES",
+    "STATIC_PREINST",
+    "Entry",
+    "build_click",
+    "build_source",
+    "control_text",
+    "installed_size_kib",
+    "package_timestamp",
+    "source_date_epoch",
+    "stage_tree",
+]
+
+log = logging.getLogger(__name__)
+
+#: dpkg-source's default ignores (``tar_ignore_default_pattern``), as the original.
+DEFAULT_IGNORES: tuple[str, ...] = (
+    "*.click", ".*.sw?", "*~", ",,*", ".[#~]*", ".arch-ids", ".arch-inventory",
+    ".bzr", ".bzr-builddeb", ".bzr.backup", ".bzr.tags", ".bzrignore",
+    ".cvsignore", ".git", ".gitattributes", ".gitignore", ".gitmodules", ".hg",
+    ".hgignore", ".hgsigs", ".hgtags", ".shelf", ".svn", "CVS", "DEADJOE",
+    "RCS", "_MTN", "_darcs", "{arch}",
+)
+#: ``buildsource`` also leaves out build products.
+SOURCE_IGNORES: tuple[str, ...] = DEFAULT_IGNORES + (
+    "*.a", ".be", ".deps", "*.la", "*.o", "*.so",
+)
+
+STATIC_PREINST = (
+    b"#! /bin/sh\n"
+    b'echo "Click packages may not be installed directly using dpkg."\n'
+    b"echo \"Use 'click install' instead.\"\n"
+    b"exit 1\n"
+)
+CLICK_VERSION = "0.4"
+
+#: Timestamp used when SOURCE_DATE_EPOCH is unset: 1980-01-01T00:00:00Z, the
+#: zip epoch that wheels use too.  A fixed value keeps builds reproducible.
+FALLBACK_EPOCH = 315532800
+_DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One member of the data tree: where it goes and where its bytes come from."""
+
+    arcname: str  # relative POSIX path inside the package, no leading './'
+    kind: Literal["file", "dir", "symlink"]
+    mode: int = 0o644  # normalised permission bits
+    size: int = 0
+    mtime: int = FALLBACK_EPOCH
+    source: str | None = None  # file to read, for kind == "file"
+    target: str = ""  # for kind == "symlink"
+
+
+def source_date_epoch(environ: dict[str, str] | None = None) -> int | None:
+    """SOURCE_DATE_EPOCH parsed strictly: a non-negative integer or an error."""
+    value = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH")
+    if value is None or value == "":
+        return None
+    if not value.isdigit() or not value.isascii():
+        raise BuildError(
+            f"SOURCE_DATE_EPOCH={value!r} is not a whole number of seconds since 1970"
+        )
+    return int(value)
+
+
+def package_timestamp() -> int:
+    """The one timestamp of a build: SOURCE_DATE_EPOCH, or the fixed fallback."""
+    sde = source_date_epoch()
+    return FALLBACK_EPOCH if sde is None else sde
+
+
+def normalise_mode(path: str, st_mode: int) -> int:
+    """0755 for directories and executables, 0644 otherwise; refuse special bits."""
+    special = st_mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX)
+    if special:
+        names = [n for bit, n in ((stat.S_ISUID, "setuid"), (stat.S_ISGID, "setgid"),
+                                  (stat.S_ISVTX, "sticky")) if special & bit]
+        raise BuildError(
+            f"{path}: has the {'/'.join(names)} bit set, which Click packages may not "
+            f"carry; clear it with 'chmod u-s,g-s,-t {path}'"
+        )
+    if stat.S_ISDIR(st_mode) or st_mode & 0o111:
+        return 0o755
+    return 0o644
+
+
+def _ignored(name: str, relpath: str, patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        subject = relpath if "/" in pattern else name
+        if fnmatch.fnmatchcase(subject, pattern.strip("/")):
+            return True
+    return False
+
+
+def stage_tree(
+    root: str | Path,
+    ignores: Iterable[str] = (),
+    exclude: Iterable[str | Path] = (),
+    mtime_clamp: int | None = None,
+    default_ignores: Sequence[str] = DEFAULT_IGNORES,
+) -> list[Entry]:
+    """Walk ``root`` in sorted order and describe what goes into the package.
+
+    Patterns without a '/' match a base name at any depth (as the original);
+    patterns with a '/' match the path relative to ``root``.  ``exclude``
+    names files left out by identity (the manifest being packed).
+    """
+    root = os.fspath(root)
+    patterns = list(default_ignores) + list(ignores)
+    excluded = set()
+    for path in exclude:
+        try:
+            st = os.stat(path)
+            excluded.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
+    clamp = package_timestamp() if mtime_clamp is None else mtime_clamp
+    sde = source_date_epoch()
+    entries: list[Entry] = []
+
+    def mtime_of(st: os.stat_result) -> int:
+        if sde is None:
+            return clamp
+        return min(int(st.st_mtime), clamp)
+
+    def walk(directory: str, prefix: str) -> None:
+        try:
+            with os.scandir(directory) as it:
+                children = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            raise BuildError(f"{directory}: cannot list directory: {e.strerror}") from None
+        for child in children:
+            rel = prefix + child.name
+            if _ignored(child.name, rel, patterns):
+                continue
+            try:
+                st = child.stat(follow_symlinks=False)
+            except OSError as e:
+                raise BuildError(f"{child.path}: {e.strerror}") from None
+            if (st.st_dev, st.st_ino) in excluded:
+                continue
+            if rel == ".click":
+                continue  # reserved for the installer's own data
+            if stat.S_ISLNK(st.st_mode):
+                target = os.readlink(child.path)
+                try:
+                    os.stat(child.path)
+                except OSError as e:
+                    if e.errno == 40:  # ELOOP
+                        raise BuildError(
+                            f"{child.path}: symbolic link loop ({child.name} -> {target})"
+                        ) from None
+                entries.append(Entry(rel, "symlink", 0o777, 0, mtime_of(st), target=target))
+            elif stat.S_ISDIR(st.st_mode):
+                mode = normalise_mode(child.path, st.st_mode)
+                entries.append(Entry(rel, "dir", mode, 0, mtime_of(st)))
+                walk(child.path, rel + "/")
+            elif stat.S_ISREG(st.st_mode):
+                mode = normalise_mode(child.path, st.st_mode)
+                if not os.access(child.path, os.R_OK):
+                    raise BuildError(f"{child.path}: file is not readable (permission denied)")
+                entries.append(Entry(rel, "file", mode, st.st_size, mtime_of(st), child.path))
+            else:
+                raise BuildError(
+                    f"{child.path}: is a device, fifo or socket; only files, directories "
+                    "and symbolic links can go into a Click package"
+                )
+
+    try:
+        top = os.stat(root)
+    except OSError as e:
+        raise BuildError(f"{root}: {e.strerror}") from None
+    if not stat.S_ISDIR(top.st_mode):
+        raise BuildError(f"{root}: is not a directory")
+    walk(root, "")
+    return entries
+
+
+def installed_size_kib(entries: Iterable[Entry]) -> int:
+    """Installed-Size from the entries alone, so it is the same on every machine.
+
+    Counts file bytes, symlink lengths and a block per directory (the root
+    included), like ``du --apparent-size`` on ext4, rounded up to KiB.
+    """
+    total = _DIR_SIZE
+    for e in entries:
+        if e.kind == "file":
+            total += e.size
+        elif e.kind == "symlink":
+            total += len(os.fsencode(e.target))
+        else:
+            total += _DIR_SIZE
+    return -(-total // 1024)
+
+
+def control_text(manifest: Manifest, installed_size: int) -> str:
+    """The deb822 control file, seven fields in the original's order."""
+    return (
+        f"Package: {manifest.name}\n"
+        f"Version: {manifest.version}\n"
+        f"Click-Version: {CLICK_VERSION}\n"
+        f"Architecture: {manifest.control_architecture}\n"
+        f"Maintainer: {manifest.maintainer}\n"
+        f"Installed-Size: {installed_size}\n"
+        f"Description: {manifest.title}\n"
+    )
+
+
+def _gzip_tar(out: BinaryIO, mtime: int, level: int = 9) -> tuple[GzipBlockWriter, TarWriter]:
+    gz = GzipBlockWriter(out, mtime, level)
+    return gz, TarWriter(gz)  # type: ignore[arg-type]
+
+
+def _write_data(
+    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str
+) -> list[tuple[str, str]]:
+    """Stream data.tar.gz; return (md5, path) for every regular file."""
+    gz, tar = _gzip_tar(out, mtime)
+    md5sums: list[tuple[str, str]] = []
+    tar.add_dir("./", 0o755, mtime)
+    with _console.Progress(label, len(entries)) as progress:
+        for e in entries:
+            name = "./" + e.arcname
+            if e.kind == "dir":
+                tar.add_dir(name, e.mode, e.mtime)
+            elif e.kind == "symlink":
+                tar.add_symlink(name, e.target, e.mtime)
+            else:
+                assert e.source is not None
+                digest = hashlib.md5()
+                try:
+                    with open(e.source, "rb") as f:
+                        tar.add_file(name, f, e.size, e.mode, e.mtime, digest.update)
+                except OSError as err:
+                    raise BuildError(f"{e.source}: cannot read: {err.strerror}") from None
+                except ArchiveError as err:
+                    raise BuildError(f"{e.source}: {err}") from None
+                md5sums.append((digest.hexdigest(), e.arcname))
+            progress.advance()
+    tar.close()
+    gz.close()
+    return md5sums
+
+
+def _control_tar(files: list[tuple[str, bytes, int]], mtime: int) -> bytes:
+    buf = io.BytesIO()
+    gz, tar = _gzip_tar(buf, mtime)
+    tar.add_dir("./", 0o755, mtime)
+    for name, data, mode in files:
+        tar.add_bytes("./" + name, data, mode, mtime)
+    tar.close()
+    gz.close()
+    return buf.getvalue()
+
+
+def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
+    """Sorted, with every missing parent directory added, each path checked once."""
+    by_name: dict[str, Entry] = {}
+    for e in entries:
+        _check_path(e.arcname)
+        if e.arcname in by_name:
+            raise BuildError(f"{e.arcname}: appears twice in the package")
+        by_name[e.arcname] = e
+    for name in list(by_name):
+        parent = name.rpartition("/")[0]
+        while parent and parent not in by_name:
+            by_name[parent] = Entry(parent, "dir", 0o755, 0, mtime)
+            parent = parent.rpartition("/")[0]
+    for name, e in by_name.items():
+        parent = name.rpartition("/")[0]
+        if parent and by_name[parent].kind != "dir":
+            raise BuildError(f"{name}: its parent {parent} is not a directory")
+    return sorted(by_name.values(), key=_tar_order)
+
+
+def _check_path(arcname: str) -> None:
+    parts = arcname.split("/")
+    if not arcname or any(p in ("", ".", "..") for p in parts):
+        raise BuildError(f"invalid path in package: {arcname!r}")
+    if parts[0] == ".click":
+        raise BuildError(f"{arcname}: the top-level .click directory is reserved")
+
+
+def _writable_dir(outdir: Path) -> None:
+    if not outdir.is_dir():
+        raise BuildError(f"output directory {outdir} does not exist")
+    if not os.access(outdir, os.W_OK | os.X_OK):
+        raise BuildError(f"output directory {outdir} is not writable")
+
+
+def build_click(
+    manifest: Manifest,
+    entries: Sequence[Entry],
+    outdir: str | Path = ".",
+    mtime: int | None = None,
+) -> Path:
+    """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
+
+    The result appears atomically: nothing named ``*.click`` exists until it
+    is complete.
+    """
+    outdir = Path(outdir)
+    _writable_dir(outdir)
+    stamp = package_timestamp() if mtime is None else mtime
+    entries = _complete(entries, stamp)
+    target = outdir / manifest.filename
+    kib = installed_size_kib(entries)
+    try:
+        with tempfile.TemporaryFile(dir=outdir) as data:
+            md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}")
+            data_size = data.tell()
+            control = _control_tar(
+                [
+                    ("control", control_text(manifest, kib).encode("utf-8"), 0o644),
+                    ("manifest", manifest.control_manifest_bytes(kib), 0o644),
+                    ("md5sums", "".join(f"{h}  {p}\n" for h, p in md5sums).encode(
+                        "utf-8", "surrogateescape"), 0o644),
+                    ("preinst", STATIC_PREINST, 0o755),
+                ],
+                stamp,
+            )
+            fd, tmpname = tempfile.mkstemp(dir=outdir, prefix=f".{manifest.filename}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(b"!<arch>\n")
+                    write_ar_member(out, "debian-binary", b"2.0\n", stamp)
+                    write_ar_member(out, "_click-binary", f"{CLICK_VERSION}\n".encode(), stamp)
+                    write_ar_member(out, "control.tar.gz", control, stamp)
+                    write_ar_header(out, "data.tar.gz", data_size, stamp)
+                    data.seek(0)
+                    copy_range(data, out, data_size)  # type: ignore[arg-type]
+                    if data_size % 2:
+                        out.write(b"\n")
+                os.chmod(tmpname, 0o644 & ~_umask())
+                os.replace(tmpname, target)
+            except BaseException:
+                _unlink_quietly(tmpname)
+                raise
+    except ClickError:
+        raise
+    except OSError as e:
+        raise BuildError(f"cannot write {target}: {e.strerror}") from None
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def build_source(
+    manifest: Manifest,
+    manifest_path: Path,
+    entries: Sequence[Entry],
+    outdir: str | Path = ".",
+    mtime: int | None = None,
+    filename: str | None = None,
+) -> Path:
+    """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
+    outdir = Path(outdir)
+    _writable_dir(outdir)
+    stamp = package_timestamp() if mtime is None else mtime
+    target = outdir / (filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz")
+    entries = [e for e in entries if e.arcname != "manifest.json"]
+    manifest_entry = Entry(
+        "manifest.json", "file", 0o644, manifest_path.stat().st_size, stamp, str(manifest_path)
+    )
+    staged = _complete([*entries, manifest_entry], stamp)
+    fd, tmpname = tempfile.mkstemp(dir=outdir, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _write_data(staged, out, stamp, f"packing {target.name}")
+        os.chmod(tmpname, 0o644 & ~_umask())
+        os.replace(tmpname, target)
+    except BaseException:
+        _unlink_quietly(tmpname)
+        raise
+    return target
+
+
+def _tar_order(e: Entry) -> list[str]:
+    """Depth-first order with sorted siblings, as stage_tree walks."""
+    return e.arcname.split("/")
+

@@ -1,0 +1,97 @@
+"""The ``click-build`` command line: the only place errors become exit codes.
+
+Commands mirror the original ``click`` tool's names, arguments and output so
+scripts written for it keep working; each lives in :mod:`click_build.commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from . import __version__, _console
+from .errors import ClickError
+
+__all__ = ["ArgumentParser", "build_parser", "main"]
+
+PROG = "click-build"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with our one-line error format instead of usage + message."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix(PROG).strip()
+        hint = f" (see '{self.prog} --help')"
+        where = f"{command}: " if command else ""
+        sys.stderr.write(f"{PROG}: error: {where}{message}{hint}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> ArgumentParser:
+    from .commands import register_all
+
+    parser = ArgumentParser(
+        prog=PROG,
+        description=(
+            "Build, inspect, sign and install Click packages (.click), the app "
+            "packages of Ubuntu Touch. Commands and options mirror the original "
+            "'click' tool."
+        ),
+        epilog=f"Run '{PROG} COMMAND --help' for the options of one command.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing but errors and warnings"
+    )
+    parser.add_argument(
+        "--cmake-dir", action="store_true",
+        help="print the directory holding ClickBuildConfig.cmake and exit",
+    )
+    parser.add_argument(
+        "--templates-dir", action="store_true",
+        help="print the directory holding the app templates and exit",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    register_all(subparsers)
+    return parser
+
+
+def _print_dir(which: str) -> int:
+    from importlib.resources import files
+
+    print(files("click_build") / which)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _console.configure(quiet=args.quiet)
+    _console.setup_logging(verbose=getattr(args, "verbose", False))
+    if args.cmake_dir:
+        return _print_dir("cmake")
+    if args.templates_dir:
+        return _print_dir("templates")
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except ClickError as e:
+        for line in e.lines():
+            sys.stderr.write(f"{PROG}: error: {line}\n")
+        return 1
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        sys.stderr.write(f"{PROG}: error: {where}{e.strerror or e}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

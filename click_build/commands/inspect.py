@@ -1,0 +1,79 @@
+"""``info``, ``contents`` and ``verify``: read a package without installing it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_framework_options", "register"]
+
+
+def add_framework_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force-missing-framework", action="store_true",
+        help="accept a package whose framework is not installed on this system",
+    )
+    parser.add_argument(
+        "--frameworks-dir", metavar="DIR",
+        help="read *.framework files from DIR (default: $CLICK_FRAMEWORKS_DIR or "
+             "/usr/share/click/frameworks)",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "info", help="show the manifest of a package",
+        description="Print the manifest of the .click file PATH as JSON.",
+    )
+    p.add_argument("path", metavar="PATH", help="a .click file")
+    p.set_defaults(func=run_info)
+
+    p = subparsers.add_parser(
+        "contents", help="list the files in a package",
+        description="List the files of the .click file PATH, as 'dpkg-deb -c' does.",
+    )
+    p.add_argument("path", metavar="PATH", help="a .click file")
+    p.set_defaults(func=run_contents)
+
+    p = subparsers.add_parser(
+        "verify", help="check that a package is well formed and safe to install",
+        description=(
+            "Run every check the installer runs on PACKAGE-FILE: container and control "
+            "data, forbidden fields and scripts, manifest, framework, paths, file types "
+            "and md5 sums. Prints nothing and exits 0 when the package is good."
+        ),
+    )
+    p.add_argument("path", metavar="PACKAGE-FILE", help="a .click file")
+    add_framework_options(p)
+    p.add_argument(
+        "--allow-unauthenticated", action="store_true",
+        help="accept a package that carries no trusted signature",
+    )
+    p.set_defaults(func=run_verify)
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from ..package import open_click
+
+    with open_click(args.path) as pkg:
+        sys.stdout.write(pkg.info_json())
+    return 0
+
+
+def run_contents(args: argparse.Namespace) -> int:
+    from ..package import contents_lines, open_click
+
+    with open_click(args.path) as pkg:
+        out = sys.stdout
+        for line in contents_lines(pkg):
+            out.write(line + "\n")
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from ..frameworks import frameworks_dir
+    from ..package import audit, open_click
+
+    with open_click(args.path) as pkg:
+        audit(pkg, frameworks_dir(args.frameworks_dir), args.force_missing_framework)
+    return 0

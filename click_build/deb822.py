@@ -1,0 +1,63 @@
+"""deb822 paragraphs: control files, hook files, framework files.
+
+Two readers with one job each: :func:`parse_control` is strict (it reads
+untrusted packages), :func:`parse_simple` is the original's lenient reader of
+system files (hooks and frameworks), which stops at the first blank line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import PackageError
+
+__all__ = ["parse_control", "parse_simple"]
+
+_FIELD = re.compile(r"^([^:\s]+)\s*:\s(\S.*?)\s*$")
+_CONTROL_FIELD = re.compile(r"^([!-9;-~][!-9;-~]*):[ \t]*(.*?)[ \t]*$")
+
+
+def parse_simple(text: str) -> dict[str, str]:
+    """The original's reader (``deb822.vala``): lower-cased keys, first paragraph."""
+    data: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        m = _FIELD.match(line.strip())
+        if m:
+            data[m.group(1).lower()] = m.group(2)
+    return data
+
+
+def parse_control(text: str, source: str = "control") -> dict[str, str]:
+    """A single strict paragraph; field names keep their case, lookups do not.
+
+    Refuses duplicate fields, a second paragraph and lines that are neither a
+    field nor a continuation, as dpkg does.
+    """
+    fields: dict[str, str] = {}
+    seen: set[str] = set()
+    current: str | None = None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            if any(l.strip() for l in lines[number:]):
+                raise PackageError(f"{source}: more than one paragraph (line {number})")
+            break
+        if line[0] in " \t":
+            if current is None:
+                raise PackageError(f"{source}: continuation line before any field (line {number})")
+            fields[current] += "\n" + line[1:]
+            continue
+        m = _CONTROL_FIELD.match(line)
+        if not m:
+            raise PackageError(f"{source}: line {number} is not a 'Field: value' line")
+        name = m.group(1)
+        if name.lower() in seen:
+            raise PackageError(f"{source}: field {name} appears twice")
+        seen.add(name.lower())
+        fields[name] = m.group(2)
+        current = name
+    return fields

@@ -1,0 +1,111 @@
+"""Frameworks: the base systems apps declare, described by ``*.framework`` files.
+
+Shared by ``verify`` and the installer, so it lives in the core.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .deb822 import parse_simple
+from .errors import FrameworkError
+
+__all__ = [
+    "DEFAULT_FRAMEWORKS_DIR",
+    "Framework",
+    "frameworks_dir",
+    "list_frameworks",
+    "read_framework",
+    "validate_framework",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    fields: dict[str, str]
+
+    @property
+    def base_name(self) -> str | None:
+        return self.fields.get("base-name")
+
+    @property
+    def base_version(self) -> str | None:
+        return self.fields.get("base-version")
+
+
+def frameworks_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The option, else ``$CLICK_FRAMEWORKS_DIR``, else the system directory."""
+    return Path(override or os.environ.get("CLICK_FRAMEWORKS_DIR") or DEFAULT_FRAMEWORKS_DIR)
+
+
+def read_framework(name: str, directory: Path) -> Framework | None:
+    if not _NAME.match(name):
+        return None
+    try:
+        text = (directory / f"{name}.framework").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return Framework(name, parse_simple(text))
+
+
+def list_frameworks(directory: Path) -> list[Framework]:
+    try:
+        names = sorted(p.name[: -len(".framework")] for p in directory.glob("*.framework"))
+    except OSError:
+        return []
+    found = (read_framework(n, directory) for n in names)
+    return [f for f in found if f is not None]
+
+
+def validate_framework(value: str, directory: Path, force_missing: bool = False) -> None:
+    """The original's rules: plain names, all present (unless forced), one base version."""
+    names = []
+    for part in value.split(","):
+        name = part.strip()
+        if not name:
+            if value.strip():
+                raise FrameworkError(f'Could not parse framework "{value}"')
+            continue
+        if "|" in name:
+            raise FrameworkError(
+                f'Alternative dependencies in framework "{value}" not yet allowed'
+            )
+        if "(" in name or " " in name:
+            raise FrameworkError(f'Version relationship in framework "{value}" not yet allowed')
+        if not _NAME.match(name):
+            raise FrameworkError(f'Could not parse framework "{value}"')
+        names.append(name)
+    missing = []
+    base_versions: dict[str | None, str | None] = {}
+    for name in names:
+        fw = read_framework(name, directory)
+        if fw is None:
+            missing.append(name)
+            continue
+        previous = base_versions.get(fw.base_name)
+        if previous and previous != fw.base_version:
+            raise FrameworkError(
+                "Multiple frameworks with different base versions are not allowed. "
+                f"Found: {fw.base_name} ({fw.base_version} != {previous})"
+            )
+        base_versions[fw.base_name] = fw.base_version
+    if not missing:
+        return
+    quoted = ", ".join(f'"{m}"' for m in missing)
+    if force_missing:
+        log.info("Ignoring missing framework%s %s", "s" if len(missing) > 1 else "", quoted)
+        return
+    what = f"Frameworks {quoted}" if len(missing) > 1 else f"Framework {quoted}"
+    raise FrameworkError(
+        f"{what} not present on system (use --force-missing-framework option to override)"
+    )

@@ -1,0 +1,147 @@
+"""Debian version strings (deb-version(5)): validation and dpkg's ordering.
+
+Click versions are Debian versions; the installer orders them the way
+``dpkg --compare-versions`` does (garbage collection re-points registrations
+to newer versions, the audit refuses a Click-Version newer than ours).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+__all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
+
+_EPOCH = re.compile(r"^(\d+):")
+_UPSTREAM_CHARS = re.compile(r"^[A-Za-z0-9.+~:-]*$")
+_REVISION_CHARS = re.compile(r"^[A-Za-z0-9.+~]*$")
+
+
+@dataclass(frozen=True)
+class DebianVersion:
+    epoch: int
+    upstream: str
+    revision: str
+
+    @classmethod
+    def parse(cls, text: str) -> DebianVersion:
+        problem = version_problem(text)
+        if problem:
+            raise ValueError(problem)
+        epoch = 0
+        rest = text
+        m = _EPOCH.match(text)
+        if m:
+            epoch = int(m.group(1))
+            rest = text[m.end() :]
+        upstream, sep, revision = rest.rpartition("-")
+        if not sep:
+            upstream, revision = rest, ""
+        return cls(epoch, upstream, revision)
+
+    def __str__(self) -> str:
+        out = f"{self.epoch}:" if self.epoch else ""
+        out += self.upstream
+        return out + (f"-{self.revision}" if self.revision else "")
+
+
+def version_problem(text: str) -> str | None:
+    """Why ``text`` is not a valid Click version, or None when it is."""
+    if not isinstance(text, str) or not text:
+        return "must be a non-empty string"
+    if text != text.strip() or any(c.isspace() for c in text):
+        return "must not contain whitespace"
+    if "_" in text or "/" in text:
+        return "must not contain '_' or '/'"
+    rest = text
+    if ":" in text:
+        epoch, _, rest = text.partition(":")
+        if not epoch.isdigit() or not epoch.isascii():
+            return f"epoch {epoch!r} must be a number"
+    upstream, sep, revision = rest.rpartition("-")
+    if not sep:
+        upstream, revision = rest, ""
+    elif not revision:
+        return "revision after the last '-' must not be empty"
+    if not upstream:
+        return "upstream version must not be empty"
+    if not upstream[0].isdigit() or not upstream[0].isascii():
+        return f"upstream version {upstream!r} must start with a digit"
+    if not _UPSTREAM_CHARS.match(upstream):
+        return (
+            f"upstream version {upstream!r} may only contain letters, digits "
+            "and . + ~ - :"
+        )
+    if revision and not _REVISION_CHARS.match(revision):
+        return f"revision {revision!r} may only contain letters, digits and . + ~"
+    return None
+
+
+def epochless(version: str) -> str:
+    """The version without its epoch, as used in package file names."""
+    return _EPOCH.sub("", version, count=1)
+
+
+def _order(c: str) -> int:
+    if c == "~":
+        return -1
+    if c.isdigit():
+        return 0
+    if c.isalpha():
+        return ord(c)
+    return ord(c) + 256
+
+
+def _compare_part(a: str, b: str) -> int:
+    """dpkg's verrevcmp: alternate non-digit and digit runs."""
+    i = j = 0
+    while i < len(a) or j < len(b):
+        first_diff = 0
+        while (i < len(a) and not a[i].isdigit()) or (j < len(b) and not b[j].isdigit()):
+            ac = _order(a[i]) if i < len(a) else 0
+            bc = _order(b[j]) if j < len(b) else 0
+            if ac != bc:
+                return ac - bc
+            i += 1
+            j += 1
+        while i < len(a) and a[i] == "0":
+            i += 1
+        while j < len(b) and b[j] == "0":
+            j += 1
+        while i < len(a) and a[i].isdigit() and j < len(b) and b[j].isdigit():
+            if not first_diff:
+                first_diff = ord(a[i]) - ord(b[j])
+            i += 1
+            j += 1
+        if i < len(a) and a[i].isdigit():
+            return 1
+        if j < len(b) and b[j].isdigit():
+            return -1
+        if first_diff:
+            return first_diff
+    return 0
+
+
+def _split(text: str) -> tuple[int, str, str]:
+    m = _EPOCH.match(text)
+    epoch = int(m.group(1)) if m else 0
+    rest = text[m.end() :] if m else text
+    upstream, sep, revision = rest.rpartition("-")
+    if not sep:
+        return epoch, rest, ""
+    return epoch, upstream, revision
+
+
+@functools.lru_cache(maxsize=4096)
+def compare_versions(a: str, b: str) -> int:
+    """Negative, zero or positive as ``a`` sorts before, equal to or after ``b``.
+
+    Lenient like dpkg: any string is ordered, invalid ones included.
+    """
+    ea, ua, ra = _split(a)
+    eb, ub, rb = _split(b)
+    if ea != eb:
+        return -1 if ea < eb else 1
+    result = _compare_part(ua, ub) or _compare_part(ra, rb)
+    return (result > 0) - (result < 0)

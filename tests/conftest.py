@@ -1,0 +1,121 @@
+"""Shared fixtures: app trees in tmp_path, the CLI as a real process, the oracles."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CLICK_BUILD = [sys.executable, "-m", "click_build"]
+ORIGINAL_CLICK = "/usr/bin/click"
+
+BASE_MANIFEST: dict[str, object] = {
+    "name": "com.example.hello",
+    "version": "1.0",
+    "framework": "ubuntu-sdk-20.04",
+    "maintainer": "Jane Doe <jane@example.com>",
+    "title": "Hello",
+    "hooks": {"hello": {"desktop": "hello.desktop", "apparmor": "hello.apparmor"}},
+}
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create files under root; a value starting with '->' makes a symlink."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str) and content.startswith("->"):
+            path.symlink_to(content[2:].strip())
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Callable[..., Path]:
+    """A small valid app tree; pass manifest overrides and extra files."""
+
+    def make(
+        name: str = "app",
+        files: dict[str, str | bytes] | None = None,
+        manifest: dict[str, object] | str | None = None,
+        **overrides: object,
+    ) -> Path:
+        root = tmp_path / name
+        tree = {
+            "hello.desktop": "[Desktop Entry]\nName=Hello\nExec=qmlscene main.qml\n"
+            "Icon=icon.svg\nType=Application\nX-Lomiri-Touch=true\n",
+            "hello.apparmor": json.dumps({"policy_groups": [], "policy_version": 20.04}),
+            "main.qml": "import QtQuick 2.7\nRectangle { width: 100; height: 100 }\n",
+            "icon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>\n",
+        }
+        tree.update(files or {})
+        write_tree(root, tree)
+        if isinstance(manifest, str):
+            (root / "manifest.json").write_text(manifest)
+        else:
+            data = dict(BASE_MANIFEST if manifest is None else manifest)
+            data.update(overrides)
+            (root / "manifest.json").write_text(json.dumps(data, indent=2))
+        return root
+
+    return make
+
+
+def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    result = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
+    return result
+
+
+@pytest.fixture
+def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run ``click-build`` as a real process (``python -m click_build``)."""
+
+    def call(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None,
+             check: bool = True) -> subprocess.CompletedProcess[str]:
+        return run([*CLICK_BUILD, *map(str, args)], cwd=cwd, env=env, check=check)
+
+    return call
+
+
+def assert_clean_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    """Non-zero exit, only 'click-build: error:' lines on stderr, no traceback."""
+    assert result.returncode != 0, result
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("click-build: error: ")]
+    assert errors, result.stderr
+    for line in lines:
+        assert line.startswith(("click-build: error: ", "click-build: warning: ")), line
+    for fragment in fragments:
+        assert fragment in result.stderr, (fragment, result.stderr)
+
+
+def need(tool: str) -> str:
+    """Path of an external tool; the suite requires it (scripts/setup installs it)."""
+    path = shutil.which(tool)
+    if path is None:
+        pytest.fail(f"{tool} is not installed; run ./scripts/setup as root")
+    return path
+
+
+@pytest.fixture
+def original_click() -> str:
+    return need("click")
