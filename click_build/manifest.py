@@ -309,6 +309,9 @@ def _no_constant(name: str) -> object:
 def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
     """Strict JSON: an object, no duplicate keys, no NaN; errors name ``source``."""
     try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        text = text.removeprefix("\ufeff")  # a BOM some editors write
         data = json.loads(
             text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant
         )

@@ -83,7 +83,7 @@ class ClickPackage:
     signatures: list[ArMember]
     control: dict[str, str]
     manifest_data: dict[str, object]
-    md5sums: dict[str, str]
+    md5sums_raw: bytes
     preinst: bytes | None
     click_binary: str
     _owns_file: bool = field(default=False, repr=False)
@@ -289,10 +289,9 @@ def _open(f: BinaryIO, path: str, owns: bool) -> ClickPackage:
         raise PackageError("control: not valid UTF-8") from None
     control = parse_control(control_text)
     manifest_data = parse_json_object(files["manifest"], "manifest")
-    md5sums = _parse_md5sums(files.get("md5sums", b""))
     return ClickPackage(
         path, f, members, control_member, data_member, signatures, control,
-        manifest_data, md5sums, files.get("preinst"), click_binary, owns,
+        manifest_data, files.get("md5sums", b""), files.get("preinst"), click_binary, owns,
     )
 
 
@@ -371,6 +370,7 @@ class DataEntry:
     size: int
     mtime: int
     target: str = ""  # symlink target, or the package path a hardlink repeats
+    stored_mode: int = -1  # permission bits as stored in the archive (for review)
 
 
 class DataSink(Protocol):
@@ -442,11 +442,13 @@ def _entry(info: tarfile.TarInfo, result: ScanResult) -> DataEntry:
         parent = posixpath.dirname(parent)
     mtime = int(info.mtime)
     if info.isdir():
-        return DataEntry(path, "dir", _normalise_mode(info, path), 0, mtime)
+        return DataEntry(path, "dir", _normalise_mode(info, path), 0, mtime,
+                         stored_mode=info.mode & 0o7777)
     if info.isreg():
         if info.type not in (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.CONTTYPE):
             raise PackageError(f"data: {path} has an unsupported member type")
-        return DataEntry(path, "file", _normalise_mode(info, path), info.size, mtime)
+        return DataEntry(path, "file", _normalise_mode(info, path), info.size, mtime,
+                         stored_mode=info.mode & 0o7777)
     if info.issym():
         if not info.linkname or "\0" in info.linkname:
             raise PackageError(f"data: symbolic link {path} has an empty target")
@@ -511,7 +513,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
         raise
     except _READ_ERRORS as e:
         raise PackageError(f"{member.name}: corrupt archive ({e})") from None
-    _check_md5sums(pkg.md5sums, hashes, result)
+    _check_md5sums(_parse_md5sums(pkg.md5sums_raw), hashes, result)
     return result
 
 

@@ -1,0 +1,340 @@
+"""Building: packages that dpkg-deb, python-debian and the original click accept,
+byte-identical rebuilds, and clean refusals of bad trees."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, run, write_tree
+
+UTC = {"TZ": "UTC"}
+
+
+def build(cli, app: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
+    out.mkdir(exist_ok=True)
+    result = cli("build", app, "-o", out, *extra, env=env)
+    assert "Successfully built package in" in result.stdout
+    (click,) = out.glob("*.click")
+    return click
+
+
+def without_dac(cmd: list[str]) -> list[str]:
+    """Run cmd so that file permissions apply even to root (drop DAC override)."""
+    if os.geteuid() != 0:
+        return cmd
+    return [need("setpriv"), "--bounding-set", "-dac_override,-dac_read_search",
+            "--inh-caps", "-dac_override,-dac_read_search", *cmd]
+
+
+@pytest.mark.oracle
+def test_dpkg_deb_reads_what_we_write(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"lib/tool": "#!/bin/sh\n", "share/data.bin": bytes(range(256)) * 40,
+                          "share/link": "-> ../main.qml"})
+    (app / "lib/tool").chmod(0o700)
+    click = build(cli, app, tmp_path / "out")
+    fields = run(["dpkg-deb", "-f", str(click)]).stdout
+    assert "Package: com.example.hello\n" in fields and "Click-Version: 0.4\n" in fields
+    run(["dpkg-deb", "-I", str(click)])
+    ours = cli("contents", click, env=UTC).stdout
+    theirs = run(["dpkg-deb", "-c", str(click)], env=UTC).stdout
+    assert ours == theirs
+    assert "-rwxr-xr-x root/root" in theirs and "./share/link -> ../main.qml" in theirs
+    extracted = tmp_path / "x"
+    run(["dpkg-deb", "-x", str(click), str(extracted)])
+    assert (extracted / "share/data.bin").read_bytes() == (app / "share/data.bin").read_bytes()
+    assert not (extracted / "manifest.json").exists()
+    assert os.readlink(extracted / "share/link") == "../main.qml"
+    control = tmp_path / "c"
+    run(["dpkg-deb", "-e", str(click), str(control)])
+    sums = (control / "md5sums").read_text()
+    run(["md5sum", "-c", "--quiet", str(control / "md5sums")], cwd=extracted)
+    assert "share/link" not in sums and "lib/tool" in sums
+    assert os.access(control / "preinst", os.X_OK)
+
+
+@pytest.mark.oracle
+def test_python_debian_reads_what_we_write(cli, make_app, tmp_path: Path) -> None:
+    from debian.debfile import DebFile
+
+    click = build(cli, make_app(), tmp_path / "out")
+    deb = DebFile(str(click))
+    try:
+        assert deb.debcontrol()["Package"] == "com.example.hello"
+        assert json.loads(deb.control.get_content("manifest"))["installed-size"]
+        assert set(deb.md5sums()) == {b"hello.desktop", b"hello.apparmor", b"main.qml", b"icon.svg"}
+        assert "./main.qml" in deb.data.tgz().getnames()
+    finally:
+        deb.close()
+
+
+@pytest.mark.oracle
+def test_original_click_accepts_and_agrees(cli, make_app, tmp_path: Path, original_click: str) -> None:
+    app = make_app(files={"sub/dir/file.txt": "x\n"}, version="2:1.0~rc1-1",
+                   architecture=["armhf", "arm64"], description="Long\n\ntext", **{"x-test": 1})
+    click = build(cli, app, tmp_path / "out")
+    assert click.name == "com.example.hello_1.0~rc1-1_multi.click"
+    run([original_click, "verify", "--force-missing-framework", "--allow-unauthenticated", str(click)])
+    assert cli("info", click).stdout == run([original_click, "info", str(click)]).stdout
+
+
+@pytest.mark.oracle
+def test_we_read_what_the_original_writes(cli, make_app, tmp_path: Path, original_click: str) -> None:
+    app = make_app(files={"sub/link": "-> ../main.qml", "run.sh": "#!/bin/sh\n"})
+    out = tmp_path / "orig"
+    out.mkdir()
+    run([original_click, "build", "--no-validate", str(app)], cwd=out)
+    (click,) = out.glob("*.click")
+    cli("verify", "--force-missing-framework", click)
+    assert cli("info", click).stdout == run([original_click, "info", str(click)]).stdout
+    assert cli("contents", click, env=UTC).stdout == run(
+        [original_click, "contents", str(click)], env=UTC).stdout
+
+
+def _touch_all(root: Path, when: float) -> None:
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (when, when), follow_symlinks=False)
+
+
+@pytest.mark.parametrize("sde", [None, "1700000000"])
+def test_reproducible_after_touch(cli, make_app, tmp_path: Path, sde: str | None) -> None:
+    app = make_app(files={"a/b/c.txt": "c\n", "a/link": "-> b/c.txt", "big": os.urandom(300_000)})
+    env = {"SOURCE_DATE_EPOCH": sde} if sde else {}
+    if not sde:
+        env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    first = build(cli, app, tmp_path / "one", env=env).read_bytes()
+    _touch_all(app, 1_900_000_000)
+    second = build(cli, app, tmp_path / "two", env=env).read_bytes()
+    assert first == second
+
+
+def test_sde_clamps_and_stamps(cli, make_app, tmp_path: Path) -> None:
+    app = make_app()
+    _touch_all(app, 1_000_000_000)
+    (app / "main.qml").touch()
+    click = build(cli, app, tmp_path / "out", env={"SOURCE_DATE_EPOCH": "1600000000"})
+    listing = cli("contents", click, env=UTC).stdout
+    assert "2001-09-09 01:46 ./hello.desktop" in listing  # older than SDE: kept
+    assert "2020-09-13 12:26 ./main.qml" in listing  # newer than SDE: clamped
+    data = click.read_bytes()
+    assert b"1600000000  0     0     100644" in data  # ar header mtime
+
+
+def test_pinned_bytes(cli, tmp_path: Path) -> None:
+    """A fixed tree under a fixed SOURCE_DATE_EPOCH gives these exact bytes, everywhere."""
+    app = write_tree(tmp_path / "app", {
+        "manifest.json": json.dumps(BASE_MANIFEST),
+        "hello.desktop": "[Desktop Entry]\n", "hello.apparmor": "{}\n", "bin/run": "#!/bin/sh\n",
+    })
+    (app / "bin/run").chmod(0o755)
+    click = build(cli, app, tmp_path / "out", env={"SOURCE_DATE_EPOCH": "1700000000"})
+    digest = hashlib.sha256(click.read_bytes()).hexdigest()
+    assert digest == PINNED_SHA256, digest
+
+
+# deflate output is stable across zlib 1.2.x/1.3.x; zlib-ng builds of Python would differ.
+PINNED_SHA256 = "49e0d87a827da5b4d0961f0d27bdd6168fd1670ba019e30fb6d79f03b353ec63"
+
+
+def test_modes_normalised(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"private": "x", "script": "x", "wide": "x", "d/f": "x"})
+    (app / "private").chmod(0o600)
+    (app / "script").chmod(0o700)
+    (app / "wide").chmod(0o666)
+    (app / "d").chmod(0o700)
+    listing = cli("contents", build(cli, app, tmp_path / "out")).stdout
+    lines = {line.split()[-1]: line.split()[0] for line in listing.splitlines()}
+    assert lines["./private"] == "-rw-r--r--"
+    assert lines["./script"] == "-rwxr-xr-x"
+    assert lines["./wide"] == "-rw-r--r--"
+    assert lines["./d/"] == "drwxr-xr-x"
+
+
+@pytest.mark.parametrize("bits", [stat.S_ISUID | 0o755, stat.S_ISGID | 0o755])
+def test_setuid_refused(cli, make_app, tmp_path: Path, bits: int) -> None:
+    app = make_app(files={"bin/su": "x"})
+    os.chmod(app / "bin/su", bits)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert_clean_error(cli("build", app, "-o", out, check=False), "bin/su", "chmod")
+    assert not list(out.iterdir())
+
+
+def test_sticky_dir_refused(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"tmp/x": "x"})
+    os.chmod(app / "tmp", 0o1777)
+    assert_clean_error(cli("build", app, "-o", tmp_path, check=False), "sticky")
+
+
+def test_ignores(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={
+        ".git/config": "x", "sub/.svn/x": "x", "notes.txt~": "x", ".main.qml.swp": "x",
+        "old.click": "x", "debug.log": "x", "build/tmp/x": "x", "build/keep": "x",
+        ".htaccess": "keep dotfiles", "sub/.hidden": "x",
+    })
+    listing = cli("contents", build(cli, app, tmp_path / "out", "-I", "*.log", "-I", "build/tmp")).stdout
+    for gone in (".git", ".svn", "notes.txt~", ".swp", "old.click", "debug.log", "build/tmp",
+                 "manifest.json"):
+        assert gone not in listing
+    for kept in ("./.htaccess", "./sub/.hidden", "./build/keep"):
+        assert kept in listing
+
+
+def test_symlinks_kept_even_dangling(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"dangling": "-> nowhere", "abs": "-> /usr/share/icons", "dir": "-> sub",
+                          "sub/x": "x"})
+    listing = cli("contents", build(cli, app, tmp_path / "out")).stdout
+    assert "./dangling -> nowhere" in listing and "./abs -> /usr/share/icons" in listing
+    assert "./dir -> sub" in listing
+
+
+def test_symlink_loop_refused(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"a": "-> b", "b": "-> a"})
+    assert_clean_error(cli("build", app, "-o", tmp_path, check=False), "symbolic link loop")
+    assert not list(tmp_path.glob("*.click"))
+
+
+def test_manifest_elsewhere_is_not_deleted(cli, make_app, tmp_path: Path) -> None:
+    app = make_app()
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(dict(BASE_MANIFEST, version="9.9")))
+    click = build(cli, app, tmp_path / "out", "-m", str(other))
+    assert other.exists() and (app / "manifest.json").exists()
+    assert click.name == "com.example.hello_9.9_all.click"
+    assert "manifest.json" not in cli("contents", click).stdout
+    # a directory given to -m means DIR/manifest.json, relative to DIRECTORY first
+    (app / "meta").mkdir()
+    (app / "meta/manifest.json").write_text(json.dumps(dict(BASE_MANIFEST, version="3.0")))
+    click = build(cli, app, tmp_path / "out2", "-m", "meta")
+    assert click.name.endswith("_3.0_all.click")
+    assert "./meta/manifest.json" not in cli("contents", click).stdout
+
+
+def test_installed_size(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(files={"big": b"\0" * 100_000})
+    click = build(cli, app, tmp_path / "out")
+    info = json.loads(cli("info", click).stdout)
+    size = int(info["installed-size"])
+    assert isinstance(info["installed-size"], str)
+    assert 98 <= size <= 110
+    assert f"Installed-Size: {size}\n" in run(["dpkg-deb", "-f", str(click)]).stdout
+
+
+@pytest.mark.parametrize(("manifest", "fragment"), [
+    ("{", "invalid JSON at line 1"),
+    (json.dumps(dict(BASE_MANIFEST, name="Bad_Name")), "name: 'Bad_Name' is not a valid package name"),
+    (json.dumps(dict(BASE_MANIFEST, version="one")), "version: 'one' is not a valid Debian version"),
+    (json.dumps(dict(BASE_MANIFEST, framework="a | b")), "framework: alternatives"),
+    (json.dumps(dict(BASE_MANIFEST, maintainer="nobody")), "maintainer:"),
+    (json.dumps(dict(BASE_MANIFEST, title="")), "title: must be a non-empty string"),
+    (json.dumps(dict(BASE_MANIFEST, architecture=5)), "architecture:"),
+    (json.dumps(dict(BASE_MANIFEST, hooks={"a": {"desktop": "../../etc"}})), "hooks.a.desktop"),
+])
+def test_bad_manifest_clean_error(cli, make_app, tmp_path: Path, manifest: str, fragment: str) -> None:
+    app = make_app(manifest=manifest)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert_clean_error(cli("build", app, "-o", out, check=False), fragment)
+    assert not list(out.iterdir())
+
+
+def test_every_problem_reported(cli, make_app, tmp_path: Path) -> None:
+    app = make_app(manifest=json.dumps({"name": "X", "version": "x"}))
+    result = cli("build", app, "-o", tmp_path, check=False)
+    assert_clean_error(result, "name:", "version:", "framework:", "maintainer:", "title:")
+    assert len(result.stderr.strip().splitlines()) == 5
+
+
+def test_missing_manifest_and_directory(cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert_clean_error(cli("build", tmp_path / "empty", check=False), "does not contain manifest")
+    assert_clean_error(cli("build", tmp_path / "nope", check=False), "does not exist")
+    assert_clean_error(cli("build", check=False), "DIRECTORY")
+    assert_clean_error(cli("build", tmp_path, "--bogus", check=False), "--bogus")
+
+
+def test_bad_source_date_epoch(cli, make_app, tmp_path: Path) -> None:
+    assert_clean_error(cli("build", make_app(), "-o", tmp_path, env={"SOURCE_DATE_EPOCH": "yesterday"},
+                           check=False), "SOURCE_DATE_EPOCH")
+
+
+def _world_accessible_app(tmp_path: Path, make_app) -> tuple[Path, Path]:
+    tmp_path.chmod(0o755)
+    app = make_app()
+    for path in [app, *app.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    out = tmp_path / "out"
+    out.mkdir(mode=0o755)
+    return app, out
+
+
+def test_unreadable_file(make_app, tmp_path: Path) -> None:
+    app, out = _world_accessible_app(tmp_path, make_app)
+    (app / "secret").write_text("x")
+    (app / "secret").chmod(0)
+    result = run(without_dac([*CLICK_BUILD, "build", str(app), "-o", str(out)]), check=False)
+    assert_clean_error(result, "secret", "not readable")
+    assert not list(out.iterdir())
+
+
+def test_output_dir_not_writable(make_app, tmp_path: Path) -> None:
+    app, out = _world_accessible_app(tmp_path, make_app)
+    out.chmod(0o555)
+    result = run(without_dac([*CLICK_BUILD, "build", str(app), "-o", str(out)]), check=False)
+    assert_clean_error(result, "not writable")
+    assert not list(out.iterdir())
+
+
+def test_special_file_refused(cli, make_app, tmp_path: Path) -> None:
+    app = make_app()
+    os.mkfifo(app / "pipe")
+    assert_clean_error(cli("build", app, "-o", tmp_path, check=False), "pipe", "fifo")
+
+
+@pytest.mark.slow
+def test_large_file_bounded_memory(make_app, tmp_path: Path) -> None:
+    """A 1 GiB file goes through in bounded memory (the file is sparse: quick to read)."""
+    app = make_app()
+    with open(app / "huge.img", "wb") as f:
+        f.truncate(1 << 30)
+    out = tmp_path / "out"
+    out.mkdir()
+    probe = (
+        "import resource, subprocess, sys;"
+        f"subprocess.run({[*CLICK_BUILD, 'build', str(app), '-o', str(out)]!r}, check=True,"
+        " stdout=subprocess.DEVNULL);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    peak_kib = int(run([sys.executable, "-c", probe]).stdout)
+    assert peak_kib < 64 * 1024, f"peak RSS {peak_kib} KiB"
+    (click,) = out.glob("*.click")
+    subprocess.run(["dpkg-deb", "--fsys-tarfile", str(click)], check=True, stdout=subprocess.DEVNULL)
+
+
+@pytest.mark.oracle
+def test_buildsource_like_the_original(cli, make_app, tmp_path: Path) -> None:
+    import tarfile
+
+    app = make_app(files={"README": "src", ".git/HEAD": "x", ".normal/x": "y", "obj.o": "o",
+                          "lib.so": "so"})
+    out = tmp_path / "out"
+    out.mkdir()
+    result = cli("buildsource", app, "-o", out)
+    assert "Successfully built source package in" in result.stdout
+    (src,) = out.glob("*.tar.gz")
+    assert src.name == "com.example.hello_1.0.tar.gz"
+    with tarfile.open(src) as tar:
+        names = tar.getnames()
+        assert all(m.uname == "root" and m.uid == 0 for m in tar.getmembers())
+    assert "./manifest.json" in names and "./README" in names and "./.normal/x" in names
+    assert not any(n.endswith((".o", ".so")) or ".git" in n for n in names)
+    again = tmp_path / "again"
+    again.mkdir()
+    cli("buildsource", app, "-o", again)
+    assert (again / src.name).read_bytes() == src.read_bytes()
