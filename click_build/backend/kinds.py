@@ -1,0 +1,139 @@
+"""The kinds of app project, how one is recognised, and what each needs to build.
+
+Each kind turns a project into staged :class:`~click_build.build.Entry`
+objects; a plain dict maps names to them (no plugin machinery until a
+second source of kinds exists).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..build import Entry
+from .appmanifest import ManifestSource
+from .placeholders import FrameworkFacts
+from .settings import Project
+
+__all__ = ["KINDS", "Context", "Staged", "detect", "excluded_paths", "requires", "resolve", "stage"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a kind needs to stage one build."""
+
+    project: Project
+    kind: str
+    work: Path  # folder for generated files; the build folder of cmake
+    arch: str  # the architecture built for ("all" when nothing is compiled)
+    triplet: str
+    facts: FrameworkFacts
+    manifest: ManifestSource | None
+    outdir: Path | None = None  # left out of the package when it lies inside the tree
+    python_build_lib: Path | None = None  # set by bdist_click, which ran build_py itself
+
+    @property
+    def source_root(self) -> Path:
+        return self.project.root / self.project.settings.source_dir
+
+
+@dataclass(frozen=True)
+class Staged:
+    entries: list[Entry]
+    manifest: ManifestSource | None = None  # one found in the staged tree (CMake installs it)
+
+
+def _stage_files(ctx: Context) -> Staged:
+    from .files import stage_files
+
+    s = ctx.project.settings
+    return Staged(stage_files(ctx.source_root, s.exclude, s.include, excluded_paths(ctx)))
+
+
+def _stage_python(ctx: Context) -> Staged:
+    from .pysetup import stage_python
+
+    return Staged(stage_python(ctx))
+
+
+def _stage_cmake(ctx: Context) -> Staged:
+    from .cmake import stage_cmake
+
+    return stage_cmake(ctx)
+
+
+def excluded_paths(ctx: Context) -> list[Path]:
+    """Files and folders left out by identity: the manifest and the output folder."""
+    paths = [ctx.manifest.path] if ctx.manifest and ctx.manifest.path else []
+    return paths + ([ctx.outdir] if ctx.outdir else [])
+
+
+KINDS: dict[str, Callable[[Context], Staged]] = {
+    "qml": _stage_files,
+    "html5": _stage_files,
+    "python": _stage_python,
+    "cmake": _stage_cmake,
+}
+
+
+def detect(project: Project) -> str:
+    """``auto``: CMakeLists.txt -> cmake; Python code or dependencies -> python;
+    an index.html or www/ -> html5; anything else -> qml."""
+    root = project.root
+    source = root / project.settings.source_dir
+    if (root / "CMakeLists.txt").is_file():
+        return "cmake"
+    if (root / "setup.py").is_file() or project.dependencies or _has_python_package(root):
+        return "python"
+    if (source / "index.html").is_file() or (source / "www").is_dir():
+        return "html5"
+    return "qml"
+
+
+def _has_python_package(root: Path) -> bool:
+    for top in (root, root / "src"):
+        try:
+            if any((d / "__init__.py").is_file() for d in top.iterdir() if d.is_dir()):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def resolve(project: Project) -> str:
+    kind = project.settings.kind
+    return detect(project) if kind == "auto" else kind
+
+
+def stage(ctx: Context) -> Staged:
+    return KINDS[ctx.kind](ctx)
+
+
+def _missing(module: str) -> bool:
+    return importlib.util.find_spec(module) is None
+
+
+def requires(project: Project, kind: str) -> list[str]:
+    """Build requirements the kind needs and the environment lacks."""
+    if kind == "python":
+        out = []
+        if _missing("setuptools"):
+            out.append("setuptools>=68")
+        if project.settings.python.vendor and project.dependencies and _missing("pip"):
+            out.append("pip>=22")
+        return out
+    if kind == "cmake":
+        if _missing("scikit_build_core"):
+            out = ["scikit-build-core>=0.10"]
+            if shutil.which("cmake") is None:
+                out.append("cmake>=3.15")
+            if shutil.which("ninja") is None:
+                out.append("ninja>=1.5")
+            return out
+        from .cmake import missing_tools
+
+        return missing_tools(project)
+    return []

@@ -1,0 +1,158 @@
+"""The app's source package as a Python sdist (PEP 517 ``build_sdist``).
+
+Frontends insist on PEP 625: ``{name}-{version}.tar.gz`` with a normalised
+name, a PEP 440 version, one top folder of the same name and a ``PKG-INFO``.
+Click versions are Debian versions, so ``1.0~rc1`` is mapped (``1.0rc1``)
+and anything without a PEP 440 spelling stops with a hint to use ``--wheel``.
+The archive is reproducible: sorted, root-owned, pax format, fixed mtimes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import tarfile
+import tempfile
+from pathlib import Path
+
+from ..build import SOURCE_IGNORES, Entry, package_timestamp
+from ..errors import BuildError
+from .appmanifest import find_manifest
+from .files import BACKEND_IGNORES, stage_with_includes
+from .kinds import resolve
+from .settings import ConfigSettings, load_project
+
+__all__ = ["build_sdist", "normalise_name", "pep440_version"]
+
+# PEP 440, appendix B (the canonical public + local version pattern).
+_PEP440 = re.compile(
+    r"""^v?(?:(?P<epoch>[0-9]+)!)?(?P<release>[0-9]+(?:\.[0-9]+)*)
+    (?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?
+    (?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?
+    (?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?
+    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?$""",
+    re.VERBOSE | re.IGNORECASE,
+)
+_PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "c": "rc", "pre": "rc",
+        "preview": "rc", "rc": "rc"}
+
+
+def pep440_version(debian: str) -> str | None:
+    """The normalised PEP 440 spelling of a Debian version, or None if there is none.
+
+    ``2:1.0`` -> ``2!1.0``; ``1.0~rc1`` -> ``1.0rc1``; ``1.0-2`` -> ``1.0.post2``.
+    """
+    text = debian
+    m = re.match(r"^(\d+):", text)
+    if m:
+        text = f"{m.group(1)}!{text[m.end():]}"
+    text = re.sub(r"~(?=(alpha|a|beta|b|preview|pre|c|rc|dev)\.?\d*\b)", "", text, flags=re.I)
+    v = _PEP440.match(text)
+    if not v:
+        return None
+    out = f"{int(v['epoch'])}!" if v["epoch"] and int(v["epoch"]) else ""
+    out += ".".join(str(int(part)) for part in v["release"].split("."))
+    if v["pre"]:
+        out += _PRE[v["pre_l"].lower()] + str(int(v["pre_n"] or 0))
+    if v["post"]:
+        out += f".post{int(v['post_n1'] or v['post_n2'] or 0)}"
+    if v["dev"]:
+        out += f".dev{int(v['dev_n'] or 0)}"
+    if v["local"]:
+        out += "+" + ".".join(
+            str(int(p)) if p.isdigit() else p.lower() for p in re.split(r"[-_.]", v["local"]))
+    return out
+
+
+def normalise_name(name: str) -> str:
+    """PEP 625 / binary distribution format escaping of a project name."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _pkg_info(name: str, version: str, summary: str) -> bytes:
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    if summary:
+        lines.append("Summary: " + " ".join(summary.split()))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings | None) -> tuple[
+        str, str, str, list[Entry]]:
+    from .pipeline import build_dir_patterns
+
+    project = load_project(root, config_settings)
+    kind = resolve(project)
+    source = find_manifest(project, kind)
+    peek = source.peek() if source else {}
+    label = source.label if source else "manifest.json"
+    name = project.name or peek.get("name")
+    version = project.version or peek.get("version")
+    if project.version and peek.get("version") and peek["version"] != project.version:
+        raise BuildError(
+            f"{label}: version {peek['version']!r} differs from pyproject.toml: "
+            f"project.version {project.version!r}; keep the version in one place")
+    if not isinstance(name, str) or not name or not isinstance(version, str) or not version:
+        raise BuildError(
+            "pyproject.toml: project: the source package needs [project] name and version "
+            f"(or both in {label}); or build only the .click with 'python -m build --wheel'")
+    summary = project.metadata.get("description") or peek.get("title") or ""
+    ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project)]
+    entries = stage_with_includes(project.root, ignores, project.settings.include,
+                                  exclude=[outdir], default_ignores=SOURCE_IGNORES)
+    return name, version, str(summary), entries
+
+
+def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
+                config_settings: ConfigSettings | None = None) -> str:
+    """Write ``{name}-{version}.tar.gz`` into ``outdir``; return its file name."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    name, debian_version, summary, entries = _name_and_version(Path(root), outdir,
+                                                               config_settings)
+    version = pep440_version(debian_version)
+    if version is None:
+        raise BuildError(
+            f"version {debian_version!r} has no PEP 440 spelling, which a Python source "
+            "package needs; build only the .click with 'python -m build --wheel'")
+    top = f"{normalise_name(name)}-{version}"
+    stamp = package_timestamp()
+    target = outdir / f"{top}.tar.gz"
+    fd, tmp = tempfile.mkstemp(dir=outdir, prefix=f".{top}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as raw, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=stamp) as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            tar.addfile(_info(top, "dir", 0o755, 0, stamp))
+            info = _info(f"{top}/PKG-INFO", "file", 0o644, 0, stamp)
+            data = _pkg_info(name, version, summary)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            for e in sorted(entries, key=lambda e: e.arcname.split("/")):
+                info = _info(f"{top}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.target)
+                if e.kind == "file":
+                    assert e.source is not None
+                    with open(e.source, "rb") as f:
+                        tar.addfile(info, f)
+                else:
+                    tar.addfile(info)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target.name
+
+
+def _info(name: str, kind: str, mode: int, size: int, mtime: int, target: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = {"dir": tarfile.DIRTYPE, "symlink": tarfile.SYMTYPE}.get(kind, tarfile.REGTYPE)
+    info.mode, info.size, info.mtime = mode, size, mtime
+    info.linkname = target
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info

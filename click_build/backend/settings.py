@@ -1,0 +1,392 @@
+"""``[tool.click-build]``: typed settings from pyproject, environment and ``-C`` keys.
+
+One TOML table, overridden by ``CLICK_BUILD_*`` environment variables, then
+by PEP 517 ``config_settings`` (``-C click-build.KEY=VALUE``, dotted keys for
+sub-tables, repeated keys for lists).  Field docstrings are the documentation:
+:mod:`.schema` turns them into the JSON Schema and the reference page.
+Every bad value stops the build with one line that names where it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import sys
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Union, get_args, get_origin, get_type_hints
+
+from ..errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = [
+    "CMakeSettings",
+    "Kind",
+    "Project",
+    "PythonSettings",
+    "Settings",
+    "load_project",
+    "toml_name",
+]
+
+Kind = Literal["auto", "qml", "html5", "python", "cmake"]
+ConfigSettings = Mapping[str, "str | list[str]"]
+
+
+@dataclass(frozen=True)
+class PythonSettings:
+    """Settings of the ``python`` kind."""
+
+    packages_dir: str = "lib/python3/dist-packages"
+    """Folder inside the package that receives the app's Python packages and the
+    vendored dependencies; add it to the import path in QML (pyotherside's
+    ``addImportPath``)."""
+
+    vendor: bool = True
+    """Install ``[project].dependencies`` into ``packages-dir`` with pip, resolved
+    for the target architecture and the framework's Python, not the build host's."""
+
+    version: str = ""
+    """Python version of the target device, such as ``"3.8"``; empty means the
+    framework's (``ubuntu-sdk-16.04``: 3.5, ``ubuntu-sdk-20.04``: 3.8, 24.04: 3.12)."""
+
+
+@dataclass(frozen=True)
+class CMakeSettings:
+    """Settings of the ``cmake`` kind (scikit-build-core's ``[tool.scikit-build]``
+    table is honoured too, for its generator, verbosity and CMake version)."""
+
+    build_type: str = "Release"
+    """``CMAKE_BUILD_TYPE`` of the build."""
+
+    define: dict[str, str] = field(default_factory=dict)
+    """Extra CMake cache variables, as ``-D NAME=VALUE``
+    (``-C click-build.cmake.define.NAME=VALUE``)."""
+
+    args: list[str] = field(default_factory=list)
+    """Extra arguments for the CMake configure step."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The ``[tool.click-build]`` table of pyproject.toml."""
+
+    kind: Kind = "auto"
+    """What the project is: ``qml`` or ``html5`` (the tree is the package),
+    ``python`` (setuptools plus vendored dependencies), ``cmake`` (compiled and
+    installed by CMake), or ``auto``: ``cmake`` with a CMakeLists.txt, ``python``
+    with Python packages or ``[project].dependencies``, ``html5`` with an
+    index.html or www/, else ``qml``."""
+
+    manifest: str | dict[str, object] = ""
+    """The app's manifest: a path (``manifest.json``, or ``manifest.json.in``
+    whose ``@VAR@`` and ``$ENV{VAR}`` are substituted), or the manifest itself
+    as a ``[tool.click-build.manifest]`` table.  Empty: ``manifest.json``, then
+    ``manifest.json.in``; for ``cmake`` also the one CMake installs.  Its
+    ``version`` may be left out: ``[project].version`` is the single source."""
+
+    architecture: str | list[str] = "auto"
+    """``all``, a Debian architecture (``arm64``), a list of them for a fat
+    package, or ``auto``: what the manifest says, else read from the compiled
+    files' ELF headers (``all`` when there are none; the build host's for ``cmake``)."""
+
+    framework: str = ""
+    """Framework to build for when the manifest leaves it to a placeholder
+    (``@CLICK_FRAMEWORK@``); empty: ``$SDK_FRAMEWORK``, ``$CLICK_FRAMEWORK``."""
+
+    source_dir: str = "."
+    """Folder of the project that holds the app's files (``qml``, ``html5`` and
+    the data files of ``python``)."""
+
+    include: list[str] = field(default_factory=list)
+    """Patterns of files to keep although an ignore rule drops them
+    (``.gitignore``-less: a name like ``"*.so"``, or a path like ``"/dist"``)."""
+
+    exclude: list[str] = field(default_factory=list)
+    """Extra patterns of files to leave out, like ``click build -I``: a name
+    matches at any depth, a pattern with ``/`` matches the path from the top."""
+
+    build_dir: str = ""
+    """Build folder, relative to the project; ``{arch}`` is replaced.  Empty:
+    ``build/click/{arch}`` for ``cmake`` (kept, so the next build is incremental),
+    a temporary folder for the other kinds."""
+
+    python: PythonSettings = field(default_factory=PythonSettings)
+    """Settings of the ``python`` kind."""
+
+    cmake: CMakeSettings = field(default_factory=CMakeSettings)
+    """Settings of the ``cmake`` kind."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project directory with its parsed pyproject.toml and merged settings."""
+
+    root: Path
+    pyproject: dict[str, object]
+    settings: Settings
+    metadata: dict[str, object]  # the [project] table (may be empty)
+
+    @property
+    def name(self) -> str | None:
+        name = self.metadata.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def version(self) -> str | None:
+        version = self.metadata.get("version")
+        return version if isinstance(version, str) else None
+
+    @property
+    def dependencies(self) -> list[str]:
+        deps = self.metadata.get("dependencies", [])
+        return list(deps) if isinstance(deps, list) else []
+
+
+def toml_name(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _fields(cls: type) -> dict[str, tuple[str, object]]:
+    """TOML name -> (attribute, type) of a settings dataclass."""
+    hints = get_type_hints(cls)
+    return {toml_name(f.name): (f.name, hints[f.name]) for f in dataclasses.fields(cls)}
+
+
+def _is_union(tp: object) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
+
+
+def _describe(tp: object) -> str:
+    if tp is str:
+        return "a string"
+    if tp is bool:
+        return "true or false"
+    if get_origin(tp) is Literal:
+        return "one of " + ", ".join(repr(a) for a in get_args(tp))
+    if get_origin(tp) is list:
+        return "a list of strings"
+    if get_origin(tp) is dict:
+        return "a table"
+    if _is_union(tp):
+        return " or ".join(_describe(a) for a in get_args(tp))
+    return str(tp)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _from_string(value: str | list[str], tp: object, where: str) -> object:
+    """A value from the environment or ``-C``: strings, ';'-separated lists."""
+    if isinstance(value, list):
+        if get_origin(tp) is list or (_is_union(tp) and list[str] in get_args(tp)):
+            return [str(v) for v in value]
+        value = value[-1]  # a repeated scalar key: the last one wins
+    if tp is bool:
+        if value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise ConfigError(f"{where}: {value!r} is not true or false")
+    if get_origin(tp) is list:
+        return [v for v in value.split(";") if v]
+    if _is_union(tp) and list[str] in get_args(tp) and any(c in value for c in ",;"):
+        return [v.strip() for v in value.replace(";", ",").split(",") if v.strip()]
+    return _check(value, tp, where)
+
+
+def _check(value: object, tp: object, where: str) -> object:
+    """Validate a TOML value against a settings type; return it (copied)."""
+    if dataclasses.is_dataclass(tp):
+        raise ConfigError(f"{where}: must be a table")
+    if get_origin(tp) is Literal:
+        if value not in get_args(tp):
+            close = difflib.get_close_matches(str(value), [str(a) for a in get_args(tp)], 1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}: {value!r} is not {_describe(tp)}{hint}")
+        return value
+    if _is_union(tp):
+        for option in get_args(tp):
+            try:
+                return _check(value, option, where)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{where}: must be {_describe(tp)}, not {_toml_type(value)}")
+    if tp is str or tp is bool:
+        if not isinstance(value, tp):
+            raise ConfigError(f"{where}: must be {_describe(tp)}, not {_toml_type(value)}")
+        return value
+    if get_origin(tp) is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: must be {_describe(tp)}")
+        return list(value)
+    if get_origin(tp) is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: must be a table, not {_toml_type(value)}")
+        key_type, value_type = get_args(tp)
+        if value_type is str:
+            out = {}
+            for k, v in value.items():
+                if isinstance(v, bool):
+                    v = "ON" if v else "OFF"
+                if not isinstance(v, (str, int, float)):
+                    raise ConfigError(f"{where}.{k}: must be a string, number or boolean")
+                out[str(k)] = str(v)
+            return out
+        return dict(value)
+    raise AssertionError(f"unhandled settings type {tp}")  # pragma: no cover
+
+
+def _toml_type(value: object) -> str:
+    return {
+        str: "a string", bool: "a boolean", int: "a number", float: "a number",
+        list: "a list", dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _unknown(key: str, known: list[str], where: str) -> ConfigError:
+    close = difflib.get_close_matches(key, known, 1)
+    hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(known)}"
+    return ConfigError(f"{where}: unknown setting{hint}")
+
+
+def _from_toml(table: object, cls: type, where: str) -> dict[str, object]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    fields = _fields(cls)
+    out: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in fields:
+            raise _unknown(key, list(fields), f"{where}.{key}")
+        attr, tp = fields[key]
+        if dataclasses.is_dataclass(tp):
+            out[attr] = _from_toml(value, tp, f"{where}.{key}")  # type: ignore[arg-type]
+        else:
+            out[attr] = _check(value, tp, f"{where}.{key}")
+    return out
+
+
+def _leaves(cls: type, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], object]:
+    out: dict[tuple[str, ...], object] = {}
+    for key, (_attr, tp) in _fields(cls).items():
+        if dataclasses.is_dataclass(tp):
+            out.update(_leaves(tp, (*prefix, key)))  # type: ignore[arg-type]
+        else:
+            out[(*prefix, key)] = tp
+    return out
+
+
+def _set(tree: dict[str, object], path: tuple[str, ...], value: object) -> None:
+    node = tree
+    for part in path[:-1]:
+        attr = part.replace("-", "_")
+        node = node.setdefault(attr, {})  # type: ignore[assignment]
+    node[path[-1].replace("-", "_")] = value
+
+
+def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
+    leaves = _leaves(Settings)
+    names = {"CLICK_BUILD_" + "_".join(p).replace("-", "_").upper(): p for p in leaves}
+    for var, value in sorted(environ.items()):
+        if not var.startswith("CLICK_BUILD_"):
+            continue
+        if var in names:
+            path = names[var]
+            _set(tree, path, _from_string(value, leaves[path], f"environment: {var}"))
+        elif var.startswith("CLICK_BUILD_CMAKE_DEFINE_"):
+            defines = tree.setdefault("cmake", {}).setdefault("define", {})  # type: ignore[union-attr]
+            defines[var.removeprefix("CLICK_BUILD_CMAKE_DEFINE_")] = value  # type: ignore[index]
+        else:
+            from .. import _console
+
+            close = difflib.get_close_matches(var, list(names), 1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            _console.warn(f"environment: {var}: not a click-build setting; ignored{hint}")
+
+
+def _overlay_config(tree: dict[str, object], config: ConfigSettings) -> None:
+    leaves = _leaves(Settings)
+    known = [".".join(p) for p in leaves]
+    for key, value in sorted(config.items()):
+        if not key.startswith("click-build."):
+            if key.replace("_", "-") in known or key.split(".")[0] in {p[0] for p in leaves}:
+                raise ConfigError(
+                    f"-C {key}: click-build settings need the prefix: -C click-build.{key}=..."
+                )
+            continue  # another tool's setting
+        dotted = key.removeprefix("click-build.").replace("_", "-")
+        where = f"-C {key}"
+        path = tuple(dotted.split("."))
+        if path in leaves:
+            _set(tree, path, _from_string(value, leaves[path], where))
+        elif path[:2] == ("cmake", "define") and len(path) > 2:
+            defines = tree.setdefault("cmake", {}).setdefault("define", {})  # type: ignore[union-attr]
+            defines[key.split(".", 3)[3]] = value if isinstance(value, str) else value[-1]  # type: ignore[index]
+        else:
+            raise _unknown(dotted, known, where)
+
+
+def _build(cls: type, tree: Mapping[str, object]) -> object:
+    kwargs: dict[str, object] = {}
+    hints = get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name not in tree:
+            continue
+        value = tree[f.name]
+        tp = hints[f.name]
+        kwargs[f.name] = _build(tp, value) if dataclasses.is_dataclass(tp) else value  # type: ignore[arg-type]
+    return cls(**kwargs)
+
+
+def read_pyproject(root: Path) -> dict[str, object]:
+    path = root / "pyproject.toml"
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: not found; an app project needs a pyproject.toml") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read: {e.strerror}") from None
+
+
+def _check_metadata(metadata: object) -> dict[str, object]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise ConfigError("pyproject.toml: project: must be a table")
+    for key in ("name", "version", "description"):
+        if key in metadata and not isinstance(metadata[key], str):
+            raise ConfigError(f"pyproject.toml: project.{key}: must be a string")
+    deps = metadata.get("dependencies", [])
+    if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
+        raise ConfigError("pyproject.toml: project.dependencies: must be a list of strings")
+    return metadata
+
+
+def load_project(
+    root: str | os.PathLike[str] = ".",
+    config_settings: ConfigSettings | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Project:
+    """Read pyproject.toml and merge: TOML < ``CLICK_BUILD_*`` < ``-C`` < ``overrides``."""
+    root = Path(root).resolve()
+    data = read_pyproject(root)
+    tool = data.get("tool", {})
+    table = tool.get("click-build", {}) if isinstance(tool, dict) else {}
+    tree = _from_toml(table, Settings, "pyproject.toml: tool.click-build")
+    _overlay_env(tree, os.environ if environ is None else environ)
+    _overlay_config(tree, config_settings or {})
+    for key, value in (overrides or {}).items():
+        _set(tree, tuple(key.split(".")), value)
+    settings = _build(Settings, tree)
+    assert isinstance(settings, Settings)
+    return Project(root, data, settings, _check_metadata(data.get("project")))
