@@ -1,0 +1,78 @@
+"""``new``: start an app from one of the templates shipped with click-build."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+__all__ = ["register"]
+
+_EPILOG = """\
+examples:
+  click-build new qml                      ask the questions, make ./APP_NAME
+  click-build new html5 --no-input --set title='Notes' --set namespace=jane
+  click-build new --list                   show the templates
+
+The answers (--set KEY=VALUE) are: title, app_name, namespace, description,
+maintainer_name, maintainer_email, version, framework.  The package name is
+APP_NAME.NAMESPACE.  Nothing is written unless every answer is valid.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "new", help="start a new app from a template",
+        description=(
+            "Create a new Ubuntu Touch app project from a template shipped with "
+            "click-build (no network needed). The project builds into a .click with "
+            "'python -m build --wheel' and installs with 'click-build install'."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "kind", metavar="KIND", nargs="?",
+        help="the template: qml, html5, python or cpp (see --list)",
+    )
+    p.add_argument("--list", action="store_true", help="list the templates and exit")
+    p.add_argument(
+        "--no-input", action="store_true",
+        help="ask nothing: use the defaults and the --set answers",
+    )
+    p.add_argument(
+        "-o", "--output-dir", metavar="DIR", default=".",
+        help="create the project folder inside DIR (default: the current directory)",
+    )
+    p.add_argument(
+        "--set", metavar="KEY=VALUE", action="append", default=[], dest="answers",
+        help="answer one question up front (repeatable), e.g. --set title='My App'",
+    )
+    p.set_defaults(func=run_new)
+
+
+def run_new(args: argparse.Namespace) -> int:
+    from .. import _console
+    from ..errors import ConfigError
+    from ..new import find_template, list_templates, parse_assignments, render
+
+    if args.list:
+        templates = list_templates()
+        width = max(len(t.kind) for t in templates)
+        for template in templates:
+            print(f"{template.kind:<{width}}  {template.summary}")
+        return 0
+    if not args.kind:
+        raise ConfigError("new: name a template (KIND), or use --list to see them")
+    template = find_template(args.kind)
+    answers = parse_assignments(args.answers, template)
+    project = render(template.kind, args.output_dir, answers, no_input=args.no_input)
+    shown = os.path.relpath(project)
+    if shown.startswith(".."):
+        shown = str(project)
+    _console.info(f"Created the {template.kind} app in '{shown}'. Next:")
+    _console.info(f"  cd {shown}")
+    _console.info("  python -m build --wheel          # the .click lands in dist/")
+    _console.info("  click-build install --root /tmp/clicks --allow-unauthenticated "
+                  "--force-missing-framework dist/*.click")
+    _console.info("See README.md in the project for running and translating it.")
+    return 0

@@ -1,0 +1,318 @@
+"""Scaffold a new app from the cookiecutter templates shipped inside click-build.
+
+The templates live in this repository and ship in the package, so ``click-build
+new`` never touches the network and always matches the installed click-build
+(the version it pins in the generated ``build-system.requires``).  Every answer
+is checked against the manifest rules *before* cookiecutter writes anything, so
+a bad answer leaves no half-made project behind; the templates' own
+``pre_gen_project`` hooks run the same checks when they are used with plain
+``cookiecutter``.  cookiecutter itself is an optional extra, imported lazily.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .errors import ConfigError
+from .manifest import validate
+from .versions import version_problem
+
+__all__ = [
+    "FRAMEWORKS",
+    "AnswerError",
+    "Template",
+    "answer_problems",
+    "find_template",
+    "list_templates",
+    "parse_assignments",
+    "render",
+    "templates_dir",
+]
+
+#: Frameworks a new app may target (the newest first, the default) and the
+#: AppArmor ``policy_version`` each one needs; click-reviewers-tools'
+#: ``major_framework_policy`` table holds the same pairs.
+FRAMEWORKS: dict[str, float] = {
+    "ubuntu-touch-24.04-1.x": 2404.1,
+    "ubuntu-sdk-20.04": 20.04,
+}
+
+APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
+EMAIL_RE = re.compile(r"^[^\s<>@,;\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+#: Hooks make file names from the app id NAME_APP_VERSION (``${id}.desktop``
+#: and ``click_${id}`` AppArmor profiles); keep them under the 255-byte limit.
+MAX_APP_ID = 230
+
+#: The answers every template asks for, in the order they are asked.
+ANSWER_KEYS = (
+    "title", "app_name", "namespace", "description",
+    "maintainer_name", "maintainer_email", "version", "framework",
+)
+
+log = logging.getLogger(__name__)
+
+
+class AnswerError(ConfigError):
+    """One or more answers cannot make a valid app; one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+    def lines(self) -> list[str]:
+        return list(self.problems)
+
+
+@dataclass(frozen=True)
+class Template:
+    """One app template: a cookiecutter template folder under ``templates/``."""
+
+    kind: str
+    path: Path
+    summary: str
+    defaults: Mapping[str, object] = field(repr=False, compare=False)
+
+    @property
+    def questions(self) -> list[str]:
+        """The answer keys a user may set (cookiecutter's private keys excluded)."""
+        return [k for k in self.defaults if not k.startswith("_")]
+
+
+def templates_dir() -> Path:
+    """Where the templates are: inside the installed package, else the source tree."""
+    here = Path(__file__).resolve().parent
+    candidates = [here / "templates", here.parent / "templates"]
+    try:
+        from importlib.resources import files
+
+        mapped = Path(str(files("click_build.templates")))
+        candidates.insert(0, mapped)
+    except (ImportError, TypeError, ValueError):
+        pass
+    for candidate in candidates:
+        if (candidate / "qml" / "cookiecutter.json").is_file():
+            return candidate
+    raise ConfigError(
+        "the app templates are missing from this click-build installation; reinstall it"
+    )
+
+
+def _load(path: Path) -> Template:
+    try:
+        defaults = json.loads((path / "cookiecutter.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path / 'cookiecutter.json'}: cannot be read: {e}") from None
+    return Template(path.name, path, str(defaults.get("_summary", "")), defaults)
+
+
+def list_templates() -> list[Template]:
+    """Every template shipped, sorted by kind."""
+    root = templates_dir()
+    return [
+        _load(p) for p in sorted(root.iterdir()) if (p / "cookiecutter.json").is_file()
+    ]
+
+
+def find_template(kind: str) -> Template:
+    """The template for ``kind``, or a ConfigError that lists the known kinds."""
+    templates = {t.kind: t for t in list_templates()}
+    if kind in templates:
+        return templates[kind]
+    close = difflib.get_close_matches(kind, templates, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(
+        f"unknown template {kind!r}{hint}; choose one of: {', '.join(templates)}"
+    )
+
+
+def parse_assignments(items: Iterable[str], template: Template) -> dict[str, str]:
+    """``key=value`` strings -> answers, checked against the template's questions."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set title='My App'")
+        if key not in template.questions:
+            close = difflib.get_close_matches(key, template.questions, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(
+                f"--set {key}: the {template.kind} template has no such question "
+                f"({hint}it asks: {', '.join(template.questions)})"
+            )
+        choices = template.defaults[key]
+        if isinstance(choices, list) and value not in choices:
+            raise ConfigError(
+                f"--set {key}={value}: choose one of: {', '.join(map(str, choices))}"
+            )
+        out[key] = value
+    return out
+
+
+def _line_problem(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must not be empty"
+    if not value.isprintable():
+        return "must be one line of printable characters"
+    if value != value.strip():
+        return "must not start or end with spaces"
+    return None
+
+
+def answer_problems(answers: Mapping[str, object]) -> list[str]:
+    """Why these answers cannot make a valid app (empty when they can).
+
+    Checks each answer with a message that names it, then the manifest the
+    answers make with :func:`click_build.manifest.validate`, so anything the
+    builder would refuse later is refused now.
+    """
+    problems: list[str] = []
+
+    def bad(key: str, what: str) -> None:
+        problems.append(f"{key}: {answers.get(key)!r} {what}")
+
+    for key in ANSWER_KEYS:
+        if key not in answers:
+            problems.append(f"{key}: is missing")
+    if problems:
+        return problems
+    for key in ("title", "description", "maintainer_name"):
+        problem = _line_problem(answers[key])
+        if problem:
+            bad(key, problem)
+    app, namespace = answers["app_name"], answers["namespace"]
+    if not isinstance(app, str) or not APP_NAME_RE.match(app):
+        bad("app_name", "must be lower-case letters, digits and '-', starting with a "
+                        "letter or digit (e.g. 'hello-world')")
+    elif answers.get("_kind") == "python" and not app[0].isalpha():
+        bad("app_name", "must start with a letter: the python template makes a Python "
+                        "module of the same name")
+    if not isinstance(namespace, str) or not NAMESPACE_RE.match(namespace):
+        bad("namespace", "must be your reverse domain or developer name: lower-case "
+                         "labels of letters, digits and '-' joined by dots "
+                         "(e.g. 'yourname' or 'com.example')")
+    if not isinstance(answers["maintainer_name"], str) or re.search(
+        r"[<>@]", answers["maintainer_name"]
+    ):
+        bad("maintainer_name", "must be a plain name, without '<', '>' or '@'")
+    email = answers["maintainer_email"]
+    if not isinstance(email, str) or not EMAIL_RE.match(email):
+        bad("maintainer_email", "must be an e-mail address such as 'you@example.com'")
+    if answers["framework"] not in FRAMEWORKS:
+        bad("framework", f"must be one of: {', '.join(FRAMEWORKS)}")
+    version = answers["version"]
+    problem = version_problem(version) if isinstance(version, str) else "must be a string"
+    if problem:
+        bad("version", f"is not a valid Debian version ({problem}), e.g. '1.0.0'")
+    if problems:
+        return problems
+
+    name = f"{app}.{namespace}"
+    manifest = {
+        "name": name,
+        "version": answers["version"],
+        "framework": answers["framework"],
+        "maintainer": f"{answers['maintainer_name']} <{email}>",
+        "title": answers["title"],
+        "hooks": {app: {"desktop": f"{app}.desktop", "apparmor": f"{app}.apparmor"}},
+    }
+    for error in validate(manifest).errors:
+        field_name, _, what = error.partition(": ")
+        key = {"name": "app_name/namespace"}.get(field_name, field_name)
+        problems.append(f"{key}: {what}")
+    if not problems:
+        app_id = f"{name}_{app}_{answers['version']}"
+        if len(app_id.encode()) > MAX_APP_ID:
+            problems.append(
+                f"app_name/namespace/version: the app id {app_id!r} is "
+                f"{len(app_id.encode())} bytes; keep it under {MAX_APP_ID} (hooks make "
+                "file names from it)"
+            )
+    return problems
+
+
+def _quiet_cookiecutter() -> None:
+    """cookiecutter logs hook failures with tracebacks; we report errors ourselves."""
+    logger = logging.getLogger("cookiecutter")
+    logger.handlers[:] = [logging.NullHandler()]
+    logger.propagate = False
+
+
+def render(
+    kind: str,
+    output_dir: str | Path = ".",
+    overrides: Mapping[str, str] | None = None,
+    no_input: bool = False,
+) -> Path:
+    """Render template ``kind`` into ``output_dir``; return the new project's path.
+
+    Answers come from ``overrides``, then the user's cookiecutter config
+    (``~/.cookiecutterrc`` default_context), then the template's defaults; with
+    ``no_input`` nothing is asked.  Nothing is written unless every answer is
+    valid and the project directory does not exist yet.
+    """
+    template = find_template(kind)
+    try:
+        from cookiecutter.config import get_user_config
+        from cookiecutter.exceptions import CookiecutterException
+        from cookiecutter.generate import generate_context, generate_files
+        from cookiecutter.prompt import prompt_for_config
+    except ImportError:
+        raise ConfigError(
+            "click-build new needs cookiecutter: pip install 'click-build[templates]'"
+        ) from None
+    if not no_input and not sys.stdin.isatty():
+        raise ConfigError(
+            "no terminal to ask the questions on: pass --no-input "
+            "(and --set KEY=VALUE for the answers you want)"
+        )
+    _quiet_cookiecutter()
+    extra: dict[str, object] = dict(overrides or {})
+    extra["__click_build_version"] = __version__
+    try:
+        config = get_user_config()
+        context = generate_context(
+            context_file=str(template.path / "cookiecutter.json"),
+            default_context=config["default_context"],
+            extra_context=extra,
+        )
+        context["cookiecutter"].update(prompt_for_config(context, no_input))
+    except CookiecutterException as e:
+        raise ConfigError(f"{template.kind} template: {e}") from None
+    answers = context["cookiecutter"]
+    problems = answer_problems(answers)
+    if problems:
+        raise AnswerError(problems)
+    output = Path(output_dir)
+    project = output / str(answers["app_name"])
+    if project.exists() or project.is_symlink():
+        raise ConfigError(
+            f"{project}: already exists; choose another app_name or output directory (-o)"
+        )
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"{output}: is not a directory")
+    answers["_template"] = str(template.path)
+    answers["_output_dir"] = str(output.resolve())
+    answers["_repo_dir"] = str(template.path)
+    answers["_checkout"] = None
+    try:
+        result = generate_files(
+            repo_dir=str(template.path),
+            context=context,
+            overwrite_if_exists=False,
+            output_dir=str(output),
+            accept_hooks=True,
+        )
+    except CookiecutterException as e:
+        raise ConfigError(f"{template.kind} template: {e}") from None
+    log.debug("rendered %s into %s", template.path, result)
+    return Path(result)

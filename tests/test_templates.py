@@ -1,0 +1,380 @@
+"""`click-build new` and the app templates: rendering, answer checks, and the
+generated files read by the tools that consume them (the original click,
+desktop-file-validate, gettext, qmltestrunner with Lomiri Components, node)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
+
+from click_build import __version__
+from click_build.new import FRAMEWORKS, answer_problems, list_templates
+
+KINDS = [t.kind for t in list_templates()]
+
+DEFAULTS: dict[str, str] = {}
+UNUSUAL = {
+    "title": 'Café «Ünïcødé» 日本語 "quoted" \\ <b>&amp; 🙂',
+    "app_name": "a-very-long-app-name-with-many-words-2024",
+    "namespace": "org.example.some-very-long.developer-namespace",
+    "description": "Ça marche: <tags> & \"quotes\" \\ too",
+    "maintainer_name": "Zoë O'Brien-Łukasiewicz",
+    "maintainer_email": "zoe.obrien+apps@mail.example.org",
+    "version": "2:1.0~rc1+git20240101-3",
+    "framework": "ubuntu-sdk-20.04",
+}
+ANSWER_SETS = {"defaults": DEFAULTS, "unusual": UNUSUAL}
+#: Files of the project that are not part of the app (left out of the package).
+NOT_IN_PACKAGE = ["pyproject.toml", "README.md", "po", "tests"]
+
+
+def new(out: Path, kind: str, answers: dict[str, str], *extra: str,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    sets = [a for key, value in answers.items() for a in ("--set", f"{key}={value}")]
+    return run([*CLICK_BUILD, "new", kind, "--no-input", "-o", str(out), *sets, *extra],
+               check=check)
+
+
+def project_of(out: Path) -> Path:
+    (project,) = [p for p in out.iterdir() if p.is_dir()]
+    return project
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Every template rendered once with each answer set (shared by the read-only tests)."""
+    projects = {}
+    for kind in KINDS:
+        for label, answers in ANSWER_SETS.items():
+            out = tmp_path_factory.mktemp(f"{kind}-{label}")
+            new(out, kind, answers)
+            projects[kind, label] = project_of(out)
+    return projects
+
+
+CASES = [(kind, label) for kind in KINDS for label in ANSWER_SETS]
+
+
+def test_templates_are_the_four_kinds() -> None:
+    assert set(KINDS) <= {"qml", "html5", "python", "cpp"}
+    assert {"qml", "html5"} <= set(KINDS)
+
+
+def test_list_names_every_template(cli) -> None:
+    out = cli("new", "--list").stdout
+    for template in list_templates():
+        assert f"{template.kind}  " in out or out.startswith(template.kind)
+        assert template.summary and template.summary in out
+
+
+@pytest.mark.parametrize(("kind", "label"), CASES)
+def test_manifest_and_hook_files_follow_the_answers(
+    rendered: dict[tuple[str, str], Path], kind: str, label: str
+) -> None:
+    project = rendered[kind, label]
+    answers = {**json.loads((ROOT / "templates" / kind / "cookiecutter.json").read_text()),
+               **ANSWER_SETS[label]}
+    app = project.name
+    if label == "defaults":
+        assert app == "hello-world"
+    else:
+        assert app == answers["app_name"]
+    manifest = json.loads((project / "manifest.json").read_text(encoding="utf-8"))
+    framework = answers["framework"] if label == "unusual" else "ubuntu-touch-24.04-1.x"
+    assert manifest["name"] == f"{app}.{answers['namespace']}"
+    assert manifest["title"] == answers["title"]
+    assert manifest["version"] == answers["version"]
+    assert manifest["framework"] == framework
+    assert manifest["maintainer"] == f"{answers['maintainer_name']} <{answers['maintainer_email']}>"
+    assert manifest["hooks"] == {app: {"desktop": f"{app}.desktop", "apparmor": f"{app}.apparmor"}}
+    for target in manifest["hooks"][app].values():
+        assert (project / target).is_file()
+    assert (project / manifest["icon"]).is_file()
+    # Readable UTF-8 JSON, not \u escapes (our tojson), and valid by our rules.
+    text = (project / "manifest.json").read_text(encoding="utf-8")
+    assert "\\u00" not in text and "\\u003c" not in text
+    assert not answer_problems({**answers, "app_name": app, "framework": framework})
+    apparmor = json.loads((project / f"{app}.apparmor").read_text())
+    assert apparmor["policy_version"] == FRAMEWORKS[framework]
+    assert apparmor["policy_version"] == {"ubuntu-touch-24.04-1.x": 2404.1,
+                                          "ubuntu-sdk-20.04": 20.04}[framework]
+    assert isinstance(apparmor["policy_groups"], list)
+
+
+@pytest.mark.parametrize(("kind", "label"), CASES)
+def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: str) -> None:
+    project = rendered[kind, label]
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text())
+    requires = pyproject["build-system"]["requires"]
+    assert f"click-build=={__version__}" in requires
+    assert pyproject["build-system"]["build-backend"] == "click_build.backend"
+    expected_kind = {"cpp": "cmake"}.get(kind, kind)
+    assert pyproject["tool"]["click-build"]["kind"] == expected_kind
+    readme = (project / "README.md").read_text(encoding="utf-8")
+    title = (ANSWER_SETS[label] or {"title": "Hello World"})["title"]
+    assert readme.startswith(f"# {title}\n")
+    assert "python -m build" in readme and "click-build install" in readme
+    gitignore = (project / ".gitignore").read_text()
+    assert "*.click" in gitignore and "/dist/" in gitignore
+    (pot,) = (project / "po").glob("*.pot")
+    assert pot.name == f"{project.name}.{json.loads((project / 'manifest.json').read_text())['name'].split('.', 1)[1]}.pot"
+    assert list((project / "tests").iterdir()), "every template ships a test"
+    desktop = (project / f"{project.name}.desktop").read_text(encoding="utf-8")
+    assert "X-Lomiri-Touch=true\n" in desktop and "Type=Application\n" in desktop
+    if kind == "html5":
+        assert "Exec=webapp-container www/index.html\n" in desktop
+        apparmor = json.loads((project / f"{project.name}.apparmor").read_text())
+        assert apparmor["template"] == "ubuntu-webapp" and "webview" in apparmor["policy_groups"]
+    if kind == "qml":
+        assert "Exec=qmlscene %U qml/Main.qml\n" in desktop
+        main = (project / "qml/Main.qml").read_text(encoding="utf-8")
+        assert "import Lomiri.Components 1.3" in main and "MainView {" in main
+        name = json.loads((project / "manifest.json").read_text())["name"]
+        assert f'applicationName: "{name}"' in main
+
+
+@pytest.mark.parametrize(("kind", "label"), CASES)
+def test_desktop_file_validates(rendered: dict[tuple[str, str], Path], kind: str,
+                                label: str) -> None:
+    """desktop-file-validate accepts it, except Click's relative Icon convention
+    (the desktop hook rewrites that path when the app is installed)."""
+    project = rendered[kind, label]
+    result = run([need("desktop-file-validate"), str(project / f"{project.name}.desktop")],
+                 check=False)
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert all('for key "Icon"' in line and "relative path" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(("kind", "label"), CASES)
+def test_translation_template_makes_a_catalog(
+    rendered: dict[tuple[str, str], Path], kind: str, label: str, tmp_path: Path
+) -> None:
+    """The po/ skeleton works with gettext: msginit makes a language, msgfmt compiles it."""
+    project = rendered[kind, label]
+    (pot,) = (project / "po").glob("*.pot")
+    po = tmp_path / "de.po"
+    run([need("msginit"), "--no-translator", "-i", str(pot), "-o", str(po), "-l", "de_DE.UTF-8"])
+    run([need("msgfmt"), "--check", str(po), "-o", str(tmp_path / "de.mo")])
+    text = po.read_text(encoding="utf-8")
+    assert 'msgid "Hello World!"' in text
+    if label == "unusual":
+        assert json.dumps(UNUSUAL["title"], ensure_ascii=False) in text
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("kind", "label"), [c for c in CASES if c[0] in ("qml", "html5")])
+def test_core_build_passes_the_original_click_verify(
+    cli, original_click: str, rendered: dict[tuple[str, str], Path], kind: str, label: str,
+    tmp_path: Path,
+) -> None:
+    """`click-build build` on the tree (no backend involved) gives a package both
+    verifiers accept."""
+    project = rendered[kind, label]
+    ignores = [a for pattern in NOT_IN_PACKAGE for a in ("-I", pattern)]
+    result = cli("build", project, "-o", tmp_path, *ignores)
+    assert "Successfully built package" in result.stdout
+    (click,) = tmp_path.glob("*.click")
+    run([original_click, "verify", "--force-missing-framework", "--allow-unauthenticated",
+         str(click)])
+    cli("verify", "--force-missing-framework", "--allow-unauthenticated", click)
+    contents = cli("contents", click).stdout
+    assert f"./{project.name}.desktop" in contents and "./assets/logo.svg" in contents
+    assert "pyproject.toml" not in contents and "./tests/" not in contents
+
+
+def _xvfb_env() -> dict[str, str]:
+    env = {"XDG_RUNTIME_DIR": "", "QT_QPA_PLATFORM": "xcb"}
+    return {k: v for k, v in env.items() if v}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("label", list(ANSWER_SETS))
+def test_qml_app_runs_its_own_tests_with_lomiri_components(
+    rendered: dict[tuple[str, str], Path], label: str
+) -> None:
+    """The generated QML test loads Main.qml with the real Lomiri Components and
+    taps its button (Xvfb, software OpenGL)."""
+    project = rendered["qml", label]
+    result = run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
+                  need("qmltestrunner"), "-input", "tests"], cwd=project,
+                 env={**_xvfb_env(), "LIBGL_ALWAYS_SOFTWARE": "1"})
+    assert "PASS   : qmltestrunner::Main::test_greeting_counts_taps()" in result.stdout
+    assert "Totals: 3 passed, 0 failed" in result.stdout
+
+
+@pytest.mark.parametrize("label", list(ANSWER_SETS))
+def test_html5_app_runs_its_own_tests_with_node(
+    rendered: dict[tuple[str, str], Path], label: str
+) -> None:
+    project = rendered["html5", label]
+    result = run([need("node"), "--test", "tests/"], cwd=project)
+    assert "# pass 2" in result.stdout and "# fail 0" in result.stdout
+
+
+@pytest.mark.parametrize("label", list(ANSWER_SETS))
+def test_html5_page_escapes_the_title(rendered: dict[tuple[str, str], Path],
+                                      label: str) -> None:
+    page = (rendered["html5", label] / "www/index.html").read_text(encoding="utf-8")
+    if label == "unusual":
+        assert "<b>" not in page
+        assert "<title>Café «Ünïcødé» 日本語 &#34;quoted&#34; \\ &lt;b&gt;&amp;amp; 🙂</title>" in page
+    else:
+        assert "<title>Hello World</title>" in page
+
+
+# --- refusing bad answers -------------------------------------------------
+
+BAD_ANSWERS = [
+    ({"app_name": "Hello"}, "app_name: 'Hello' must be lower-case"),
+    ({"app_name": "hello_world"}, "app_name: 'hello_world'"),
+    ({"app_name": "-hello"}, "app_name: '-hello'"),
+    ({"app_name": "héllo"}, "app_name: 'héllo'"),
+    ({"title": "🙂"}, "app_name: ''"),  # nothing to make a default app name from
+    ({"namespace": "Com.Example"}, "namespace: 'Com.Example' must be"),
+    ({"namespace": "com..example"}, "namespace: 'com..example'"),
+    ({"namespace": "com.example."}, "namespace: 'com.example.'"),
+    ({"namespace": "com_example"}, "namespace: 'com_example'"),
+    ({"maintainer_email": "nobody"}, "maintainer_email: 'nobody' must be an e-mail"),
+    ({"maintainer_email": "a b@example.com"}, "maintainer_email:"),
+    ({"maintainer_email": "me@localhost"}, "maintainer_email:"),
+    ({"maintainer_name": "Jane <jane@x.org>"}, "maintainer_name:"),
+    ({"maintainer_name": " "}, "maintainer_name: ' ' must not be empty"),
+    ({"version": "abc"}, "version: 'abc' is not a valid Debian version"),
+    ({"version": "1.0_1"}, "version: '1.0_1'"),
+    ({"version": "1.0 beta"}, "version: '1.0 beta'"),
+    ({"title": "two\tparts"}, "title:"),
+    ({"description": ""}, "description: '' must not be empty"),
+    ({"app_name": "a" * 120, "namespace": "b" * 120}, "the app id"),
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("answers", "fragment"), BAD_ANSWERS)
+def test_bad_answers_write_nothing(tmp_path: Path, kind: str, answers: dict[str, str],
+                                   fragment: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    result = new(out, kind, answers, check=False)
+    assert_clean_error(result, fragment)
+    assert list(out.iterdir()) == []
+
+
+def test_every_bad_answer_is_reported_at_once(tmp_path: Path) -> None:
+    result = new(tmp_path, "qml", {"app_name": "X", "namespace": "Y", "version": "v1",
+                                   "maintainer_email": "z"}, check=False)
+    assert_clean_error(result, "app_name:", "namespace:", "version:", "maintainer_email:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_output_dir_is_not_created_for_bad_answers(tmp_path: Path) -> None:
+    result = new(tmp_path / "a" / "b", "qml", {"app_name": "Nope"}, check=False)
+    assert_clean_error(result, "app_name:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_dir_is_created_when_needed(tmp_path: Path) -> None:
+    new(tmp_path / "a" / "b", "html5", {})
+    assert (tmp_path / "a/b/hello-world/manifest.json").is_file()
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["qmll"], "unknown template 'qmll' (did you mean 'qml'?)"),
+    (["qml", "--set", "tittle=x"], "did you mean 'title'?"),
+    (["qml", "--set", "_kind=cpp"], "has no such question"),
+    (["qml", "--set", "title"], "expected KEY=VALUE"),
+    (["qml", "--set", "framework=ubuntu-sdk-16.04"], "choose one of: ubuntu-touch-24.04-1.x"),
+    ([], "name a template"),
+])
+def test_bad_arguments(tmp_path: Path, args: list[str], fragment: str) -> None:
+    result = run([*CLICK_BUILD, "new", *args, "--no-input", "-o", str(tmp_path)], check=False)
+    assert_clean_error(result, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_project_is_never_overwritten(tmp_path: Path) -> None:
+    new(tmp_path, "qml", {})
+    manifest = tmp_path / "hello-world/manifest.json"
+    manifest.write_text("mine")
+    result = new(tmp_path, "html5", {}, check=False)
+    assert_clean_error(result, "already exists")
+    assert manifest.read_text() == "mine"
+
+
+def test_questions_need_a_terminal(tmp_path: Path) -> None:
+    result = subprocess.run([*CLICK_BUILD, "new", "qml", "-o", str(tmp_path)],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert_clean_error(result, "--no-input")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
+    """Interactive use: the prompts come up on a terminal and the answers land."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - child
+        os.execv(sys.executable, [*CLICK_BUILD, "new", "qml", "-o", str(tmp_path)])
+    answers = ["Pty App", "", "jane", "", "Jane Doe", "jane@example.org", "0.1", "2"]
+    output = b""
+    try:
+        for answer in answers:
+            while not output.rstrip().endswith((b":", b")")):
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                output += chunk
+            os.write(fd, answer.encode() + b"\r")
+            output = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+    finally:
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    manifest = json.loads((tmp_path / "pty-app/manifest.json").read_text())
+    assert manifest["name"] == "pty-app.jane"
+    assert manifest["maintainer"] == "Jane Doe <jane@example.org>"
+    assert manifest["version"] == "0.1"
+    assert manifest["framework"] == "ubuntu-sdk-20.04"
+
+
+# --- plain cookiecutter on the template folders -----------------------------
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plain_cookiecutter_makes_the_same_project(tmp_path: Path, kind: str) -> None:
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    new(ours, kind, UNUSUAL)
+    cookiecutter = Path(sys.executable).with_name("cookiecutter")
+    run([str(cookiecutter), "--no-input", "-o", str(theirs), str(ROOT / "templates" / kind),
+         *(f"{k}={v}" for k, v in UNUSUAL.items())], env={"HOME": str(tmp_path)})
+    files = sorted(p.relative_to(ours) for p in ours.rglob("*"))
+    assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*"))
+    for rel in files:
+        if (ours / rel).is_file():
+            assert (ours / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plain_cookiecutter_hook_refuses_bad_answers(tmp_path: Path, kind: str) -> None:
+    """The pre_gen_project hook runs click-build's checks before any file is written."""
+    out = tmp_path / "out"
+    out.mkdir()
+    cookiecutter = Path(sys.executable).with_name("cookiecutter")
+    result = run([str(cookiecutter), "--no-input", "-o", str(out),
+                  str(ROOT / "templates" / kind), "app_name=Bad_Name", "version=x"],
+                 env={"HOME": str(tmp_path)}, check=False)
+    assert result.returncode != 0
+    assert "error: app_name: 'Bad_Name'" in result.stderr
+    assert "error: version: 'x'" in result.stderr
+    assert list(out.iterdir()) == []
