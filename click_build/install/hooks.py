@@ -1,0 +1,444 @@
+"""Hooks: how apps attach to the system without maintainer scripts.
+
+A system package ships ``/usr/share/click/hooks/NAME.hook`` (one deb822
+paragraph: ``Pattern``, ``Exec``, ``User``, ``User-Level``, ``Single-Version``,
+``Hook-Name``, ``Trigger``).  For every app whose manifest names the hook, a
+symlink at ``Pattern`` (with ``${id}``, ``${short-id}``, ``${user}``,
+``${home}``) points at the app's file, then ``Exec`` runs so the system can
+catch up.  This mirrors the original's ``hooks.vala`` step for step; links in a
+user's home are made with that user's privileges, and every link is flipped
+with one rename.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..deb822 import parse_simple
+from ..errors import ClickError, FrameworkError, HookError
+from .database import Database
+from .fs import atomic_symlink, makedirs, read_link, sorted_entries
+from .users import Registry, user_names
+
+__all__ = [
+    "DEFAULT_HOOKS_DIR",
+    "Hook",
+    "as_user",
+    "hooks_dir",
+    "open_all",
+    "open_hook",
+    "package_install_hooks",
+    "package_remove_hooks",
+    "pattern_format",
+    "pattern_possible_expansion",
+    "run_system_hooks",
+    "run_user_hooks",
+]
+
+DEFAULT_HOOKS_DIR = "/usr/share/click/hooks"
+_EXPANSION = re.compile(r"\$(?:\$|\{(.*?)\})")
+
+
+def hooks_dir(override: str | None = None) -> str:
+    """The option, else ``$CLICK_HOOKS_DIR``, else the system directory."""
+    return override or os.environ.get("CLICK_HOOKS_DIR") or DEFAULT_HOOKS_DIR
+
+
+def _segments(fmt: str) -> Iterator[tuple[bool, str]]:
+    last = 0
+    for m in _EXPANSION.finditer(fmt):
+        start = m.start()
+        key = m.group(1)
+        if key is None:  # "$$" -> "$"
+            start += 1
+        if last < start:
+            yield False, fmt[last:start]
+        if key is not None:
+            yield True, key
+        last = m.end()
+    if last < len(fmt):
+        yield False, fmt[last:]
+
+
+def pattern_format(fmt: str, args: dict[str, str | None]) -> str:
+    """``${key}`` -> value (unknown keys vanish), ``$$`` -> ``$``."""
+    return "".join((args.get(text) or "") if is_key else text for is_key, text in _segments(fmt))
+
+
+def pattern_possible_expansion(s: str, fmt: str, args: dict[str, str | None]) -> dict[str, str] | None:
+    """The values of the unbound keys if ``s`` can be an expansion of ``fmt``."""
+    pieces, groups = [], []
+    for is_key, text in _segments(fmt):
+        if is_key and text in args:
+            pieces.append(re.escape(args[text] or ""))
+        elif is_key:
+            pieces.append("(.*)")
+            groups.append(text)
+        else:
+            pieces.append(re.escape(text))
+    m = re.fullmatch("".join(pieces), s, re.S)
+    if m is None:
+        return None
+    return dict(zip(groups, m.groups()))
+
+
+def _home(user: str | None) -> str | None:
+    if user is None:
+        return None
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except KeyError:
+        return None
+
+
+@contextmanager
+def as_user(user: str | None) -> Iterator[None]:
+    """Run the body with ``user``'s effective ids when root, as the original does
+    for anything it writes into a user's home (no symlink tricks on root)."""
+    if user is None or user.startswith("@") or os.geteuid() != 0:
+        yield
+        return
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        raise HookError(f"Cannot get password file entry for user '{user}'") from None
+    if pw.pw_uid == 0:
+        yield
+        return
+    mask = os.umask(0)
+    os.umask(mask | 0o002)
+    os.setegid(pw.pw_gid)
+    os.seteuid(pw.pw_uid)
+    try:
+        yield
+    finally:
+        try:
+            os.seteuid(0)
+            os.setegid(0)
+        except OSError:  # never carry on with the wrong identity
+            os._exit(70)
+        os.umask(mask)
+
+
+def _unlink_force(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:
+        raise HookError(f"cannot remove hook link {path}: it is a directory") from None
+
+
+def read_manifest_hooks(db: Database, package: str, version: str | None) -> dict[str, dict[str, str]]:
+    """The ``hooks`` of an installed version; {} if it cannot be read (as the original)."""
+    if version is None:
+        return {}
+    try:
+        path = os.path.join(db.get_path(package, version), ".click", "info",
+                            f"{package}.manifest")
+        import json
+
+        with open(path, "rb") as f:
+            hooks = json.loads(f.read()).get("hooks", {})
+    except (ClickError, OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(hooks, dict):
+        return {}
+    return {app: {h: t for h, t in v.items() if isinstance(t, str)}
+            for app, v in hooks.items() if isinstance(v, dict)}
+
+
+@dataclass
+class Hook:
+    """One ``*.hook`` file, bound to a database."""
+
+    db: Database
+    name: str
+    fields: dict[str, str]
+    frameworks_dir: Path | None = None
+    _registries: dict[str, Registry] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_user_level(self) -> bool:
+        return self.fields.get("user-level") == "yes"
+
+    @property
+    def is_single_version(self) -> bool:
+        return self.is_user_level or self.fields.get("single-version") == "yes"
+
+    @property
+    def hook_name(self) -> str:
+        return self.fields.get("hook-name", self.name)
+
+    def get_field(self, key: str) -> str:
+        value = self.fields.get(key.lower())
+        if value is None:
+            raise HookError(f"Hook '{self.name}' has no field named '{key}'")
+        return value
+
+    @staticmethod
+    def short_app_id(package: str, app: str) -> str:
+        if "_" in app or "/" in app:
+            raise HookError(f"Application name '{app}' may not contain _ or / characters")
+        return f"{package}_{app}"
+
+    def pattern(self, package: str, version: str, app: str, user: str | None = None) -> str:
+        args: dict[str, str | None] = {
+            "id": f"{self.short_app_id(package, app)}_{version}",
+            "user": user, "home": _home(user),
+        }
+        if self.is_single_version:
+            args["short-id"] = self.short_app_id(package, app)
+        path = pattern_format(self.get_field("pattern"), args).rstrip("/")
+        if any(part in (".", "..") for part in path.split("/")[1:]):
+            raise HookError(f"hook {self.name}: link path {path!r} is not clean")
+        return path
+
+    def _registry(self, user: str) -> Registry:
+        if user not in self._registries:
+            self._registries[user] = Registry(self.db, user)
+        return self._registries[user]
+
+    # -- Exec --------------------------------------------------------------------
+
+    def run_commands(self, user: str | None = None) -> None:
+        command = self.fields.get("exec")
+        if command is not None:
+            target = user if self.is_user_level else self.get_field("user")
+            _run_as(command, target)
+        if self.fields.get("trigger") == "yes":
+            raise HookError("'Trigger: yes' not yet implemented")
+
+    # -- links -------------------------------------------------------------------
+
+    def previous_entries(self, user: str | None = None) -> list[tuple[str, str, str, str]]:
+        """(path, package, version, app) of every link this hook made earlier."""
+        link_dir = os.path.dirname(self.pattern("", "", "", user))
+        bound: dict[str, str | None] = {"user": user, "home": _home(user)}
+        found = []
+        for entry in sorted_entries(link_dir):
+            path = os.path.join(link_dir, entry)
+            exp = pattern_possible_expansion(path, self.fields["pattern"], bound)
+            app_id = exp.get("id") if exp else None
+            if not app_id:
+                continue
+            tokens = app_id.split("_", 2)
+            if len(tokens) == 3:
+                found.append((path, tokens[0], tokens[2], tokens[1]))
+        return found
+
+    def _install_link(self, package: str, version: str, app: str, relpath: str,
+                      user: str | None) -> None:
+        if self.is_user_level:
+            assert user is not None
+            base = self._registry(user).get_path(package)
+        else:
+            base = self.db.get_path(package, version)
+        target = os.path.join(base, relpath)
+        link = self.pattern(package, version, app, user)
+        if read_link(link) == target:
+            return
+        makedirs(os.path.dirname(link))
+        atomic_symlink(target, link)
+
+    def install_package(self, package: str, version: str, app: str, relpath: str,
+                        user: str | None = None) -> None:
+        with as_user(user if self.is_user_level else None):
+            if self.is_single_version:
+                for path, p, v, a in self.previous_entries(user):
+                    if p == package and a == app and v != version:
+                        _unlink_force(path)
+            self._install_link(package, version, app, relpath, user)
+        self.run_commands(user)
+
+    def remove_package(self, package: str, version: str, app: str,
+                       user: str | None = None) -> None:
+        with as_user(user if self.is_user_level else None):
+            _unlink_force(self.pattern(package, version, app, user))
+        self.run_commands(user)
+
+    # -- whole-hook operations -----------------------------------------------------
+
+    def _packages(self, user: str | None) -> list[tuple[str, str, str | None]]:
+        if not self.is_user_level:
+            return [(p.name, p.version, None) for p in self.db.packages()]
+        users = [user] if user is not None else [u for u in user_names(self.db)
+                                                 if not u.startswith("@")]
+        out = []
+        for name in users:
+            registry = self._registry(name)
+            for package in registry.package_names():
+                try:
+                    out.append((package, registry.get_version(package), name))
+                except ClickError:
+                    continue
+        return out
+
+    def relevant_apps(self, user: str | None = None) -> list[tuple[str, str, str, str | None, str]]:
+        """(package, version, app, user, relpath) for every app attached to this hook."""
+        out = []
+        for package, version, owner in self._packages(user):
+            if not self._framework_ok(package, version):
+                continue
+            for app, hooks in read_manifest_hooks(self.db, package, version).items():
+                if self.hook_name in hooks:
+                    out.append((package, version, app, owner, hooks[self.hook_name]))
+        return out
+
+    def _framework_ok(self, package: str, version: str) -> bool:
+        """Apps whose framework is missing are left out of whole-hook runs (as 0.5)."""
+        from ..frameworks import frameworks_dir, validate_framework
+
+        try:
+            manifest = self.db.get_manifest(package, version)
+            validate_framework(str(manifest.get("framework", "")),
+                               self.frameworks_dir or frameworks_dir())
+        except (FrameworkError, ClickError):
+            return False
+        return True
+
+    def install(self, user: str | None = None) -> None:
+        for package, version, app, owner, relpath in self.relevant_apps(user):
+            self.install_package(package, version, app, relpath, owner)
+
+    def remove(self, user: str | None = None) -> None:
+        for package, version, app, owner, _ in self.relevant_apps(user):
+            self.remove_package(package, version, app, owner)
+
+    def sync(self, user: str | None = None) -> None:
+        """Link every relevant app, drop links nobody needs, run Exec once."""
+        seen = set()
+        with as_user(user if self.is_user_level else None):
+            for package, version, app, owner, relpath in self.relevant_apps(user):
+                seen.add(f"{package}_{app}_{version}")
+                self._install_link(package, version, app, relpath, owner)
+            for path, package, version, app in self.previous_entries(user):
+                if f"{package}_{app}_{version}" not in seen:
+                    _unlink_force(path)
+        self.run_commands(user)
+
+
+def _run_as(command: str, user: str) -> None:
+    """``/bin/sh -c COMMAND`` as ``user`` (dropping privileges when root)."""
+    import subprocess
+
+    kwargs: dict[str, object] = {}
+    env = dict(os.environ)
+    if os.geteuid() == 0:
+        try:
+            pw = pwd.getpwnam(user)
+        except KeyError:
+            raise HookError(f"Cannot get password file entry for user '{user}'") from None
+        import grp
+
+        mask = os.umask(0)
+        os.umask(mask)
+        kwargs = {
+            "user": pw.pw_uid, "group": pw.pw_gid, "umask": mask | 0o002,
+            "extra_groups": [g.gr_gid for g in grp.getgrall() if user in g.gr_mem],
+        }
+        env["HOME"] = pw.pw_dir
+    try:
+        result = subprocess.run(["/bin/sh", "-c", command], env=env, check=False,
+                                **kwargs)  # type: ignore[call-overload]
+    except OSError as e:
+        raise HookError(f"Hook command '{command}' failed: {e.strerror}") from None
+    if result.returncode != 0:
+        how = (f"killed by signal {-result.returncode}" if result.returncode < 0
+               else f"Child process exited with code {result.returncode}")
+        raise HookError(f"Hook command '{command}' failed: {how}")
+
+
+_CACHE: dict[str, list[tuple[str, dict[str, str]]]] = {}
+
+
+def _hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
+    if directory not in _CACHE:
+        files = []
+        for entry in sorted_entries(directory):
+            if not entry.endswith(".hook"):
+                continue
+            try:
+                with open(os.path.join(directory, entry), encoding="utf-8",
+                          errors="replace") as f:
+                    fields = parse_simple(f.read())
+            except OSError:
+                continue
+            files.append((entry[:-5], fields))
+        _CACHE[directory] = files
+    return _CACHE[directory]
+
+
+def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,
+             frameworks_dir: Path | None = None) -> list[Hook]:
+    """Every hook file (whose ``Hook-Name`` is ``hook_name``, if given)."""
+    hooks = [Hook(db, name, fields, frameworks_dir)
+             for name, fields in _hook_files(hooks_dir(directory))]
+    return [h for h in hooks if hook_name is None or h.hook_name == hook_name]
+
+
+def open_hook(db: Database, name: str, directory: str | None = None,
+              frameworks_dir: Path | None = None) -> Hook:
+    for hook in open_all(db, None, directory, frameworks_dir):
+        if hook.name == name:
+            return hook
+    raise HookError(f"No click hook '{name}' installed")
+
+
+def _app_hooks(hooks: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    return sorted((app, hook) for app, names in hooks.items() for hook in names)
+
+
+def package_install_hooks(db: Database, package: str, old: str | None, new: str,
+                          user: str | None = None, directory: str | None = None) -> None:
+    """After an install (system hooks) or a registration (``user``'s hooks)."""
+    old_hooks = read_manifest_hooks(db, package, old)
+    new_hooks = read_manifest_hooks(db, package, new)
+    gone = set(_app_hooks(old_hooks)) - set(_app_hooks(new_hooks))
+    for app, hook_name in sorted(gone):
+        for hook in open_all(db, hook_name, directory):
+            if hook.is_user_level == (user is not None) and hook.is_single_version:
+                assert old is not None
+                hook.remove_package(package, old, app, user)
+    for app, hook_name in _app_hooks(new_hooks):
+        for hook in open_all(db, hook_name, directory):
+            if hook.is_user_level == (user is not None):
+                hook.install_package(package, new, app, new_hooks[app][hook_name], user)
+
+
+def package_remove_hooks(db: Database, package: str, old: str, user: str | None = None,
+                         directory: str | None = None) -> None:
+    """Before a version goes (system hooks) or a registration goes (``user``'s)."""
+    for app, hook_name in _app_hooks(read_manifest_hooks(db, package, old)):
+        for hook in open_all(db, hook_name, directory):
+            if hook.is_user_level == (user is not None):
+                hook.remove_package(package, old, app, user)
+
+
+def _run_all(hooks: list[Hook], user: str | None, level: str) -> None:
+    failures = []
+    for hook in hooks:
+        try:
+            hook.sync(user)
+        except ClickError as e:
+            failures.append(f"{hook.name}: {e}")
+    if failures:
+        raise HookError(f"Some {level}-level hooks failed: {'; '.join(failures)}")
+
+
+def run_system_hooks(db: Database, directory: str | None = None,
+                     frameworks_dir: Path | None = None) -> None:
+    _run_all([h for h in open_all(db, None, directory, frameworks_dir) if not h.is_user_level],
+             None, "system")
+
+
+def run_user_hooks(db: Database, user: str, directory: str | None = None,
+                   frameworks_dir: Path | None = None) -> None:
+    _run_all([h for h in open_all(db, None, directory, frameworks_dir) if h.is_user_level],
+             user, "user")

@@ -1,0 +1,182 @@
+"""The unpacker: a :class:`~click_build.package.DataSink` that writes a version tree.
+
+The audit streams the data archive once and hands every checked entry here.
+Everything is created relative to directory file descriptors opened with
+``O_NOFOLLOW`` and files with ``O_CREAT|O_EXCL``, so nothing can be written
+through a symlink or over an existing file, whatever the archive says.  Modes
+are the audit's normalised 0644/0755, mtimes are the archive's.  The tree is
+built in a scratch directory of the database; the installer renames it into
+place only when the audit has finished, so a refused package leaves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+import time
+from collections.abc import Iterator
+
+from ..package import ClickPackage, DataEntry
+
+__all__ = ["Unpacker", "write_admin_dir"]
+
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_MAX_OPEN_DIRS = 128
+
+
+class Unpacker:
+    """Writes entries under the directory ``root_fd``; call :meth:`finish` at the end."""
+
+    def __init__(self, root_fd: int) -> None:
+        self.root_fd = root_fd
+        self._fds: dict[str, int] = {}
+        self._dir_mtimes: list[tuple[str, int]] = []
+        self.listing: list[str] = ["/."]
+
+    # -- directory fds -----------------------------------------------------------
+
+    def _dir_fd(self, path: str) -> int:
+        """fd of an already created directory of the tree ("" is the root)."""
+        if not path:
+            return self.root_fd
+        fd = self._fds.get(path)
+        if fd is None:
+            if len(self._fds) >= _MAX_OPEN_DIRS:
+                self._close_fds()
+            parent, name = posixpath.split(path)
+            parent_fd = self._dir_fd(parent)
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+            except FileNotFoundError:  # implied by a deeper path, not in the archive
+                os.mkdir(name, 0o755, dir_fd=parent_fd)
+                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+            self._fds[path] = fd
+        return fd
+
+    def _close_fds(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    def _place(self, path: str) -> tuple[int, str]:
+        parent, name = posixpath.split(path)
+        return self._dir_fd(parent), name
+
+    # -- DataSink ------------------------------------------------------------------
+
+    def directory(self, entry: DataEntry) -> None:
+        if entry.path:
+            parent_fd, name = self._place(entry.path)
+            try:
+                os.mkdir(name, 0o755, dir_fd=parent_fd)
+            except FileExistsError:  # created earlier as an implied parent: must be a dir
+                if not stat.S_ISDIR(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
+                    raise
+            self.listing.append("/" + entry.path)
+        self._dir_mtimes.append((entry.path, entry.mtime))
+
+    def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None:
+        parent_fd, name = self._place(entry.path)
+        fd = os.open(name, _FILE_FLAGS, entry.mode, dir_fd=parent_fd)
+        try:
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
+            os.utime(fd, (entry.mtime, entry.mtime))
+        finally:
+            os.close(fd)
+        self.listing.append("/" + entry.path)
+
+    def symlink(self, entry: DataEntry) -> None:
+        parent_fd, name = self._place(entry.path)
+        os.symlink(entry.target, name, dir_fd=parent_fd)
+        os.utime(name, (entry.mtime, entry.mtime), dir_fd=parent_fd, follow_symlinks=False)
+        self.listing.append("/" + entry.path)
+
+    def hardlink(self, entry: DataEntry) -> None:
+        src_fd, src_name = self._place(entry.target)
+        dst_fd, dst_name = self._place(entry.path)
+        os.link(src_name, dst_name, src_dir_fd=src_fd, dst_dir_fd=dst_fd,
+                follow_symlinks=False)
+        self.listing.append("/" + entry.path)
+
+    def finish(self) -> None:
+        """Give directories their archive mtimes (deepest first: children change them)."""
+        for path, mtime in sorted(self._dir_mtimes, key=lambda d: -d[0].count("/") - bool(d[0])):
+            if path:
+                parent_fd, name = self._place(path)
+                os.utime(name, (mtime, mtime), dir_fd=parent_fd, follow_symlinks=False)
+            else:
+                os.utime(self.root_fd, (mtime, mtime))
+        self._close_fds()
+
+    def close(self) -> None:
+        self._close_fds()
+
+
+# dpkg writes these fields first, in this order, in its status file.
+_STATUS_ORDER = (
+    "Package", "Essential", "Status", "Priority", "Section", "Installed-Size", "Origin",
+    "Maintainer", "Bugs", "Architecture", "Multi-Arch", "Source", "Version", "Config-Version",
+    "Replaces", "Provides", "Depends", "Pre-Depends", "Recommends", "Suggests", "Breaks",
+    "Conflicts", "Enhances", "Conffiles", "Description",
+)
+
+
+def _status(control: dict[str, str]) -> str:
+    fields = dict(control)
+    fields["Status"] = "install ok installed"
+    known = {k.lower(): k for k in fields}
+    order = [known[n.lower()] for n in _STATUS_ORDER if n.lower() in known]
+    order += [k for k in fields if k not in order]
+    lines = [f"{k}: {fields[k]}".replace("\n", "\n ") for k in order]
+    return "\n".join(lines) + "\n\n"
+
+
+def write_admin_dir(version_fd: int, pkg: ClickPackage, manifest_bytes: bytes,
+                    listing: list[str]) -> None:
+    """``VERSION/.click/``: the dpkg admin directory the original leaves behind.
+
+    The original's readers need only ``info/NAME.manifest``; the rest lets
+    ``dpkg --admindir=VERSION/.click -L NAME`` and friends work as before.
+    """
+    name = pkg.name
+    os.mkdir(".click", 0o755, dir_fd=version_fd)
+    admin = os.open(".click", _DIR_FLAGS, dir_fd=version_fd)
+    try:
+        for sub in ("info", "updates", "triggers"):
+            os.mkdir(sub, 0o755, dir_fd=admin)
+        info = os.open("info", _DIR_FLAGS, dir_fd=admin)
+        files: list[tuple[int, str, bytes, int]] = [
+            (info, f"{name}.manifest", manifest_bytes, 0o644),
+            (info, f"{name}.md5sums", pkg.md5sums_raw, 0o644),
+            (info, f"{name}.list", ("\n".join(listing) + "\n").encode("utf-8", "surrogateescape"),
+             0o644),
+            (info, "format", b"1\n", 0o644),
+            (admin, "status", _status(pkg.control).encode("utf-8"), 0o644),
+            (admin, "available", b"", 0o644),
+        ]
+        if pkg.preinst is not None:
+            files.append((info, f"{name}.preinst", pkg.preinst, 0o755))
+        try:
+            for dir_fd, filename, data, mode in files:
+                fd = os.open(filename, _FILE_FLAGS, mode, dir_fd=dir_fd)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+        finally:
+            os.close(info)
+    finally:
+        os.close(admin)
+
+
+def log_line(action: str, pkg: ClickPackage, old: str | None) -> str:
+    """A dpkg-style line for ``ROOT/.click/log``."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    arch = pkg.field("Architecture") or "all"
+    return (f"{stamp} {action} {pkg.name}:{arch} {old or '<none>'} {pkg.version}\n"
+            f"{stamp} status installed {pkg.name}:{arch} {pkg.version}\n")
