@@ -1,0 +1,218 @@
+"""Kind ``python``: the app's Python packages by setuptools, its dependencies by pip.
+
+``build_py`` of the project (any setuptools configuration: pyproject.toml,
+setup.cfg or setup.py) runs in a child process, with ``egg_info`` pointed at
+the build folder so the checkout stays clean.  The dependencies in
+``[project].dependencies`` are installed with ``pip install --target`` for the
+*device*: its Python (from the framework) and its architecture's manylinux
+wheels, never the build host's.  A vendored ``.so`` of another machine, or a
+distribution that refuses the device's Python, stops the build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import _console
+from ..build import Entry, stage_tree
+from ..errors import BuildError, ConfigError
+from .elf import MANYLINUX_MACHINES, scan_architectures
+
+if TYPE_CHECKING:
+    from .kinds import Context
+
+__all__ = ["pip_command", "python_requires_ok", "run_build_py", "stage_python", "vendor"]
+
+
+def _echo(cmd: list[str]) -> None:
+    _console.info("+ " + " ".join(cmd))
+
+
+def run_build_py(root: Path, work: Path) -> tuple[Path, list[str]]:
+    """Run setuptools' ``build_py``; return the build folder and the source paths to leave out."""
+    build_lib = work / "python-lib"
+    egg_base = work / "python-egg"
+    shutil.rmtree(build_lib, ignore_errors=True)
+    shutil.rmtree(egg_base, ignore_errors=True)
+    egg_base.mkdir(parents=True)
+    report = work / "python-build.json"
+    cmd = [sys.executable, "-m", "click_build.backend.pysetup", str(root), str(build_lib),
+           str(egg_base), str(report)]
+    _echo(["setuptools", "build_py", "--build-lib", str(build_lib)])
+    result = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout)
+        raise BuildError(
+            "pyproject.toml: setuptools could not build the app's Python packages "
+            "(see its output above)")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return build_lib, list(data["exclude"])
+
+
+_OPS = re.compile(r"^\s*(~=|==|!=|<=|>=|<|>)\s*([0-9][0-9.*]*)\s*$")
+
+
+def _tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+
+def python_requires_ok(spec: str, version: str) -> bool:
+    """Does Python ``version`` (major.minor) satisfy a Requires-Python specifier?
+
+    Enough of PEP 440 for what distributions write there; unknown forms pass.
+    """
+    have = _tuple(version)
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        m = _OPS.match(clause)
+        if not m:
+            continue
+        op, raw = m.groups()
+        want = _tuple(raw.rstrip(".*"))
+        cut = have[: len(want)] if raw.endswith("*") or op == "~=" else have
+        ok = {
+            ">=": have >= want, ">": have > want, "<=": have <= want, "<": have < want,
+            "==": cut == want if raw.endswith("*") else have[: len(want)] == want,
+            "!=": not (have[: len(want)] == want),
+            "~=": have >= want and have[: len(want) - 1] == want[:-1],
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def pip_command(target: Path, arch: str, python: str, glibc_minor: int | None,
+                requirements: list[str]) -> list[str]:
+    """``pip install`` for the device: its Python, and wheels of its architecture (or pure)."""
+    cmd = [sys.executable, "-m", "pip", "install", "--target", str(target), "--no-compile",
+           "--disable-pip-version-check", "--no-input", "--no-warn-script-location",
+           "--only-binary=:all:", "--python-version", python, "--implementation", "cp"]
+    if arch == "all":
+        cmd += ["--platform", "any", "--abi", "none"]
+    else:
+        machine = MANYLINUX_MACHINES.get(arch)
+        if machine is None:
+            raise ConfigError(
+                f"pyproject.toml: tool.click-build.architecture: no Python wheels exist for {arch!r}")
+        for minor in range(glibc_minor or 17, 16, -1):
+            cmd += ["--platform", f"manylinux_2_{minor}_{machine}"]
+        cmd += ["--platform", f"manylinux2014_{machine}"]
+    return [*cmd, *requirements]
+
+
+def vendor(ctx: Context, target: Path) -> None:
+    """Install ``[project].dependencies`` into ``target`` for the device."""
+    project = ctx.project
+    python = project.settings.python.version or ctx.facts.python
+    if not python:
+        raise ConfigError(
+            f"pyproject.toml: tool.click-build.python.version: the framework "
+            f"{ctx.facts.framework or '(none)'} does not say which Python the device has; "
+            "set it, e.g. version = \"3.8\"")
+    shutil.rmtree(target, ignore_errors=True)
+    cmd = pip_command(target, ctx.arch, python, ctx.facts.glibc_minor, project.dependencies)
+    _echo(cmd[2:])
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout)
+        what = "pure-Python wheels only, as the package is 'all'" if ctx.arch == "all" \
+            else f"wheels for {ctx.arch}"
+        raise BuildError(
+            f"pyproject.toml: project.dependencies: pip could not install them for Python "
+            f"{python} ({what}); see pip's output above. A dependency with compiled code "
+            "needs an explicit architecture: -C click-build.architecture=arm64")
+    shutil.rmtree(target / "bin", ignore_errors=True)  # host-specific launcher scripts
+    _check_vendored(target, ctx.arch, python)
+
+
+def _check_vendored(target: Path, arch: str, python: str) -> None:
+    for meta in sorted(target.glob("*.dist-info/METADATA")):
+        for line in meta.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line.strip():
+                break
+            if line.lower().startswith("requires-python:"):
+                spec = line.split(":", 1)[1].strip()
+                if not python_requires_ok(spec, python):
+                    dist = meta.parent.name.removesuffix(".dist-info")
+                    raise BuildError(
+                        f"pyproject.toml: project.dependencies: {dist} needs Python {spec}, "
+                        f"but the device has {python}; pin an older release")
+    files = [str(p) for p in sorted(target.rglob("*")) if p.is_file() and not p.is_symlink()]
+    for found, paths in sorted(scan_architectures(files).items()):
+        if found != arch:
+            rel = os.path.relpath(paths[0], target)
+            raise BuildError(
+                f"pyproject.toml: project.dependencies: vendored {rel} is compiled for "
+                f"{found}, but the package is for {arch}")
+
+
+def _prefixed(entries: list[Entry], prefix: str) -> list[Entry]:
+    return [Entry(f"{prefix}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.source, e.target)
+            for e in entries]
+
+
+def stage_python(ctx: Context) -> list[Entry]:
+    """Data files of the tree + the app's packages + vendored dependencies."""
+    from .files import stage_files
+    from .kinds import excluded_paths
+
+    settings = ctx.project.settings
+    prefix = settings.python.packages_dir.strip("/")
+    if not prefix or ".." in prefix.split("/"):
+        raise ConfigError("pyproject.toml: tool.click-build.python.packages-dir: must be a "
+                          "relative folder inside the package")
+    if ctx.python_build_lib is not None:
+        build_lib, sources = ctx.python_build_lib, []
+    else:
+        build_lib, sources = run_build_py(ctx.project.root, ctx.work)
+    entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],
+                          settings.include, excluded_paths(ctx))
+    if build_lib.is_dir():
+        entries += _prefixed(stage_tree(build_lib), prefix)
+    if settings.python.vendor and ctx.project.dependencies:
+        target = ctx.work / "python-vendor"
+        vendor(ctx, target)
+        entries += _prefixed(stage_tree(target), prefix)
+    return entries
+
+
+def _main(argv: list[str]) -> int:
+    """Child process: ``egg_info`` + ``build_py`` and a report of the source folders."""
+    root, build_lib, egg_base, report = argv
+    os.chdir(root)
+    sys.path.insert(0, root)
+    import setuptools  # noqa: F401  (installs its distutils)
+    from distutils.core import run_setup
+
+    script = os.path.join(root, "setup.py")
+    if not os.path.isfile(script):
+        script = os.path.join(egg_base, "setup_shim.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write("from setuptools import setup\nsetup()\n")
+    dist = run_setup(script, ["egg_info", "--egg-base", egg_base,
+                              "build_py", "--build-lib", build_lib], stop_after="run")
+    cmd = dist.get_command_obj("build_py")
+    exclude = set()
+    package_dir = getattr(dist, "package_dir", None) or {}
+    if package_dir.get(""):
+        exclude.add("/" + package_dir[""].strip("/"))
+    for package in dist.packages or []:
+        path = cmd.get_package_dir(package.split(".")[0])  # type: ignore[attr-defined]
+        if path and path not in (".", ""):
+            exclude.add("/" + path.replace(os.sep, "/").split("/")[0])
+    for module in dist.py_modules or []:
+        exclude.add("/" + module.replace(".", "/") + ".py")
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump({"exclude": sorted(exclude)}, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
