@@ -1,0 +1,165 @@
+"""Ubuntu Touch frameworks and the AppArmor policy each one ships.
+
+A built-in table, so a review gives the same answer on a developer's laptop
+(which has no frameworks installed) as on the store's server.  Frameworks
+described by ``*.framework`` files in the system frameworks directory are
+known too, which lets a device or an SDK image add its own.
+
+The facts mirror the store's review tools (click-reviewers-tools, as UBports
+and clickable maintain them): each framework's state, the policy version its
+AppArmor policy has, and the templates and policy groups of each version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..frameworks import list_frameworks
+
+__all__ = [
+    "FRAMEWORKS",
+    "POLICIES",
+    "FrameworkState",
+    "Policy",
+    "framework_state",
+    "known_frameworks",
+    "policy",
+    "policy_key",
+    "policy_version_for",
+]
+
+FrameworkState = Literal["available", "deprecated", "obsolete", "prereleased", "system"]
+
+
+def _family(base: str, flavours: tuple[str, ...], points: range | tuple[int, ...] = ()) -> list[str]:
+    names = [base + f for f in flavours]
+    for point in points:
+        names += [f"{base}.{point}{f}" for f in flavours]
+    return names
+
+
+_PLAIN = ("", "-html", "-papi", "-qml")
+
+_OBSOLETE = [
+    "ubuntu-sdk-13.10",
+    *_family("ubuntu-sdk-14.04", ("", "-dev1", "-html", "-html-dev1", "-papi", "-papi-dev1",
+                                  "-qml", "-qml-dev1")),
+    *_family("ubuntu-sdk-14.10", ("", "-dev1", "-dev2", "-dev3", "-html", "-html-dev1",
+                                  "-html-dev2", "-html-dev3", "-papi", "-papi-dev1",
+                                  "-papi-dev2", "-papi-dev3", "-qml", "-qml-dev1",
+                                  "-qml-dev2", "-qml-dev3")),
+    *_family("ubuntu-sdk-15.04", _PLAIN, range(1, 8)),
+]
+_DEPRECATED = _family("ubuntu-sdk-16.04", _PLAIN, range(1, 9))
+_AVAILABLE = [
+    "ubuntu-sdk-20.04", "ubuntu-sdk-20.04-qml", "ubuntu-sdk-20.04.1", "ubuntu-sdk-20.04.1-qml",
+    "ubuntu-touch-24.04-1.x", "ubuntu-touch-24.04-1.x-papi", "ubuntu-touch-24.04-1.x-qml",
+]
+_PRERELEASED = ["ubuntu-touch-next-internal"]
+
+#: Every framework the stores know, with its state.
+FRAMEWORKS: dict[str, FrameworkState] = {
+    **{name: "obsolete" for name in _OBSOLETE},
+    **{name: "deprecated" for name in _DEPRECATED},
+    **{name: "available" for name in _AVAILABLE},
+    **{name: "prereleased" for name in _PRERELEASED},
+}
+
+#: Framework name prefix -> the AppArmor policy version its apps must declare.
+_POLICY_BY_PREFIX: tuple[tuple[str, float], ...] = (
+    ("ubuntu-sdk-13.10", 1.0),
+    ("ubuntu-sdk-14.04", 1.1),
+    ("ubuntu-sdk-14.10", 1.2),
+    ("ubuntu-sdk-15.04", 1.3),
+    ("ubuntu-sdk-16.04", 16.04),
+    ("ubuntu-sdk-20.04", 20.04),
+    ("ubuntu-touch-24.04-1.x", 2404.1),
+    ("ubuntu-touch-next", 9999.0),
+)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The templates and policy groups of one AppArmor policy version."""
+
+    templates: frozenset[str]
+    reserved_templates: frozenset[str]
+    groups: frozenset[str]
+    reserved_groups: frozenset[str]
+
+    def knows_group(self, group: str) -> bool:
+        return group in self.groups or group in self.reserved_groups
+
+    def knows_template(self, template: str) -> bool:
+        return template in self.templates or template in self.reserved_templates
+
+
+def _policy(templates: str, groups: str, reserved: str) -> Policy:
+    return Policy(frozenset(templates.split()), frozenset({"unconfined"}),
+                  frozenset(groups.split()), frozenset(reserved.split()))
+
+
+_G10 = ("audio camera connectivity content_exchange content_exchange_source keep-display-on "
+        "location microphone networking sensors usermetrics video")
+_R10 = ("accounts calendar contacts friends history music_files music_files_read picture_files "
+        "picture_files_read video_files video_files_read")
+_R12 = ("calendar contacts debug history music_files music_files_read picture_files "
+        "picture_files_read video_files video_files_read")
+_T10 = "default ubuntu-sdk ubuntu-webapp"
+_T12 = "default ubuntu-account-plugin ubuntu-push-helper ubuntu-scope-network ubuntu-sdk ubuntu-webapp"
+_T20 = "default ubuntu-account-plugin ubuntu-push-helper ubuntu-sdk ubuntu-webapp"
+_G12 = _G10 + " accounts push-notification-client webview"
+_G13 = _G12 + " in-app-purchases"
+_G20 = _G12 + " fm_radio nfc"
+
+#: vendor -> policy version (as :func:`policy_key` spells it) -> policy.
+POLICIES: dict[str, dict[str, Policy]] = {
+    "ubuntu": {
+        "1.0": _policy(_T10, _G10, _R10),
+        "1.1": _policy(_T10, _G10 + " webview", _R10 + " debug"),
+        "1.2": _policy(_T12, _G12, _R12),
+        "1.3": _policy(_T12, _G13, _R12 + " bluetooth"),
+        "15.10": _policy(_T12, _G13, _R12 + " bluetooth"),
+        "16.04": _policy(_T12, _G13 + " fm_radio nfc", _R12 + " bluetooth"),
+        "20.04": _policy(_T20, _G20, _R12 + " bluetooth"),
+        "2404.1": _policy(_T20, _G20, _R12 + " bluetooth"),
+        "9999.0": _policy(_T20, _G20, _R12 + " bluetooth"),
+    },
+}
+
+
+def policy_key(version: float) -> str:
+    """The table key of a JSON policy_version: 20.04 -> '20.04', 1 -> '1.0'."""
+    return str(float(version))
+
+
+def policy(vendor: str, version: float) -> Policy | None:
+    return POLICIES.get(vendor, {}).get(policy_key(version))
+
+
+def policy_version_for(frameworks: list[str]) -> tuple[str, float] | None:
+    """The (framework, policy version) that the package's AppArmor files must use."""
+    for name in frameworks:
+        for prefix, version in _POLICY_BY_PREFIX:
+            if name.startswith(prefix):
+                return name, version
+    return None
+
+
+def known_frameworks(system_dir: Path | None) -> dict[str, FrameworkState]:
+    """The built-in table plus the frameworks installed in ``system_dir``."""
+    known = dict(FRAMEWORKS)
+    if system_dir is not None:
+        for fw in list_frameworks(system_dir):
+            known.setdefault(fw.name, "system")
+    return known
+
+
+def framework_state(name: str, system_dir: Path | None) -> FrameworkState | None:
+    state = FRAMEWORKS.get(name)
+    if state is None and system_dir is not None:
+        if any(fw.name == name for fw in list_frameworks(system_dir)):
+            return "system"
+    return state

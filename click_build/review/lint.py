@@ -1,0 +1,405 @@
+"""lint: the package as a whole, as the stores' lint pass sees it.
+
+Control data against the manifest, the manifest's fields, the framework,
+architecture against the ELF files inside, modes, links, hook targets, the
+hooks every app needs, and files that should not have been shipped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import re
+from pathlib import Path
+
+from ..deb822 import parse_simple
+from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
+from ..package import FORBIDDEN_FIELDS, STATIC_PREINSTS
+from ..versions import compare_versions
+from .findings import Context
+from .frameworks import known_frameworks
+
+__all__ = [
+    "KNOWN_HOOKS",
+    "check_control",
+    "check_data",
+    "check_frameworks",
+    "check_manifest",
+    "report_scan_failure",
+]
+
+CONTROL_FIELDS = ("Package", "Version", "Click-Version", "Architecture", "Maintainer",
+                  "Installed-Size", "Description")
+#: The hooks click-reviewers-tools knows (cr_lint ``known_hooks``).
+KNOWN_HOOKS = frozenset({
+    "accounts", "account-application", "account-provider", "account-qml-plugin",
+    "account-service", "apparmor", "apparmor-profile", "bin-path", "content-hub", "desktop",
+    "framework", "pay-ui", "puritine", "push-helper", "scope", "snappy-systemd", "urls",
+})
+#: Hooks the stores hold for manual review.
+REVIEWED_HOOKS = ("apparmor-profile", "framework", "pay-ui")
+#: An app with one of these is not a launcher entry, so it needs no desktop file.
+NON_GRAPHICAL_HOOKS = frozenset({
+    "account-provider", "account-qml-plugin", "apparmor-profile", "bin-path", "framework",
+    "pay-ui", "puritine", "push-helper", "scope", "snappy-systemd",
+})
+#: Hooks whose target is a folder rather than a file.
+FOLDER_HOOKS = frozenset({"scope", "bin-path", "account-qml-plugin", "puritine"})
+SUPPORTED_ARCHES = ("armhf", "arm64", "amd64")
+SYSTEM_HOOKS_DIR = Path("/usr/share/click/hooks")
+VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arch}")
+LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
+                     "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
+                     "*.pro.user", "CMakeLists.txt.user")
+_SHOWN = 5
+_FIELD_HINTS = {
+    "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
+            "e.g. 'myapp.yourname'",
+    "version": "use a Debian version such as '1.0.2' (digits first, no '_' or '/')",
+    "framework": "set one framework, e.g. 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x'",
+    "title": "give a one-line title, e.g. \"title\": \"My App\"",
+    "architecture": "use 'all' for QML/HTML/Python apps, or 'armhf', 'arm64' or 'amd64'",
+    "hooks": "map each app name to its hooks, e.g. \"hooks\": {\"myapp\": {\"desktop\": "
+             "\"myapp.desktop\", \"apparmor\": \"myapp.apparmor\"}}",
+    "icon": "give a file in the package (e.g. 'assets/logo.svg') or an icon name",
+    "description": "give the description as a string",
+}
+
+
+def _listing(paths: list[str]) -> str:
+    shown = ", ".join(paths[:_SHOWN])
+    more = len(paths) - _SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _click_version_ok(value: str) -> bool:
+    parts = value.split(".")
+    return (all(p.isdigit() and p.isascii() for p in parts)
+            and compare_versions(value, "0.4") <= 0)
+
+
+# ------------------------------------------------------------- control ---
+
+def check_control(ctx: Context) -> None:
+    """The control file and friends, as the installer and the stores read them."""
+    pkg, add = ctx.pkg, ctx.report.add
+    rebuild = "rebuild the package with 'click-build build'"
+    if not _click_version_ok(pkg.click_binary):
+        add("lint.control", "_click-binary",
+            f"says format {pkg.click_binary!r}; Click packages are format 0.4", rebuild)
+    for name in CONTROL_FIELDS:
+        if pkg.field(name) is None:
+            add("lint.control", "control", f"has no {name} field", rebuild)
+    allowed = {f.lower() for f in CONTROL_FIELDS}
+    forbidden = {f.lower() for f in FORBIDDEN_FIELDS}
+    for key in pkg.control:
+        if key.lower() in forbidden:
+            add("lint.control", "control",
+                f"has a {key} field; Click packages may not declare dependencies",
+                "remove it: an app gets its libraries from its framework or ships them inside")
+        elif key.lower() not in allowed:
+            add("lint.control", "control", f"has an extra field {key!r}", rebuild)
+    click_version = pkg.field("Click-Version")
+    if click_version is not None and not _click_version_ok(click_version):
+        add("lint.control", "control",
+            f"Click-Version {click_version!r} is not 0.4 or older", rebuild)
+    if pkg.preinst is None:
+        add("lint.control", "control.tar", "has no preinst (the stores require the static one)",
+            rebuild)
+    elif pkg.preinst not in STATIC_PREINSTS:
+        add("lint.control", "preinst",
+            "differs from the static script; Click packages may not run maintainer scripts",
+            rebuild)
+    _check_agreement(ctx)
+
+
+def _check_agreement(ctx: Context) -> None:
+    manifest, add = ctx.manifest, ctx.report.add
+    arch = manifest.get("architecture", "all")
+    expected = {
+        "Package": manifest.get("name"),
+        "Version": manifest.get("version"),
+        "Architecture": "multi" if isinstance(arch, list) else arch,
+        "Maintainer": manifest.get("maintainer"),
+        "Description": manifest.get("title"),
+    }
+    for name, want in expected.items():
+        value = ctx.pkg.field(name)
+        if value is not None and isinstance(want, str) and value != want:
+            source = "title" if name == "Description" else name.lower()
+            add("lint.control-mismatch", "control",
+                f"{name} is {value!r} but the manifest's {source} is {want!r}",
+                "rebuild with 'click-build build', which writes both from manifest.json")
+    size = ctx.pkg.field("Installed-Size")
+    if size is not None and not (size.isascii() and size.isdigit()):
+        add("lint.installed-size", "control", f"Installed-Size {size!r} is not a whole number",
+            "rebuild with 'click-build build', which computes it")
+    stored = manifest.get("installed-size")
+    if stored is None:
+        add("lint.installed-size", "manifest", "has no installed-size",
+            "rebuild with 'click-build build', which adds it")
+    elif not (isinstance(stored, (str, int)) and str(stored).isdigit()):
+        add("lint.installed-size", "manifest", f"installed-size {stored!r} is not a whole number",
+            "rebuild with 'click-build build', which computes it")
+    elif size is not None and size.isdigit() and str(stored) != size:
+        add("lint.installed-size", "manifest",
+            f"installed-size {stored} differs from the control's Installed-Size {size}",
+            "rebuild with 'click-build build', which writes both")
+
+
+# ------------------------------------------------------------ manifest ---
+
+def check_manifest(ctx: Context) -> None:
+    """Every manifest field against the format's rules."""
+    add = ctx.report.add
+    data = {k: v for k, v in ctx.manifest.items()
+            if k != "installed-size" and not k.startswith("_")}
+    problems = validate(data, "build")
+    for problem in problems.errors:
+        where = problem.split(":", 1)[0]
+        field = where.split(".", 1)[0].split("[", 1)[0]
+        if field == "maintainer":
+            add("lint.maintainer", "manifest", problem,
+                "set \"maintainer\": \"Full Name <you@example.com>\"; the stores need an e-mail "
+                "address to reach you")
+        else:
+            add("lint.manifest-field", "manifest", problem,
+                _FIELD_HINTS.get(field, "fix this field in manifest.json and rebuild"))
+    for problem in problems.warnings:
+        field = problem.split(":", 1)[0]
+        if field == "framework":
+            add("lint.framework-unknown", "manifest", problem, _FIELD_HINTS["framework"])
+        else:
+            add("lint.manifest-key", "manifest", problem,
+                "rename or remove the key; use an 'x-' prefix for your own keys")
+    for key in ctx.manifest:
+        if key.startswith("_"):
+            add("lint.manifest-key", "manifest",
+                f"{key}: keys starting with '_' are reserved for the installer",
+                "remove the key from manifest.json ('click-build build' drops such keys)")
+    if not ctx.hooks and not any(e.startswith("hooks") for e in problems.errors):
+        add("lint.no-apps", "manifest", "declares no apps: there is nothing to launch",
+            "add \"hooks\": {\"myapp\": {\"desktop\": \"myapp.desktop\", \"apparmor\": "
+            "\"myapp.apparmor\"}}")
+
+
+def check_frameworks(ctx: Context) -> None:
+    """Each framework against the built-in table and the system's frameworks."""
+    add = ctx.report.add
+    known = known_frameworks(ctx.frameworks_dir)
+    current = sorted(n for n, s in known.items() if s in ("available", "system"))
+    for name in ctx.frameworks:
+        if not re.match(FRAMEWORK_RE, name):
+            continue  # reported as a malformed field
+        state = known.get(name)
+        if state is None:
+            close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
+            add("lint.framework-unknown", "manifest",
+                f"framework {name!r} is not an Ubuntu Touch framework{guess}",
+                f"use one of: {', '.join(current)}")
+        elif state == "obsolete":
+            add("lint.framework-obsolete", "manifest",
+                f"framework {name!r} is obsolete: no device runs it and stores refuse it",
+                "move to 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x' and update the "
+                "AppArmor policy_version to match")
+        elif state == "deprecated":
+            add("lint.framework-deprecated", "manifest",
+                f"framework {name!r} is deprecated (Ubuntu Touch 16.04 has reached its end)",
+                "move to 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x' and update the "
+                "AppArmor policy_version to match")
+        elif state == "prereleased":
+            add("lint.framework-prerelease", "manifest",
+                f"framework {name!r} is for unreleased systems only",
+                "use a released framework such as 'ubuntu-touch-24.04-1.x' for published apps")
+
+
+# ---------------------------------------------------------------- data ---
+
+_SCAN_SETUID = re.compile(r"^data: (.+) has the setuid or setgid bit$")
+
+
+def report_scan_failure(ctx: Context, message: str) -> None:
+    """The core audit refused the data archive; say so, mapped to a check id."""
+    m = _SCAN_SETUID.match(message)
+    if m:
+        ctx.report.add("lint.setuid", m.group(1),
+                       "has the setuid or setgid bit; installers refuse such packages "
+                       "(the rest of the package was not reviewed)",
+                       f"clear the bit with 'chmod u-s,g-s {m.group(1)}' and rebuild")
+        return
+    ctx.report.add("lint.package-invalid", "",
+                   f"{message} (the rest of the package was not reviewed)",
+                   "rebuild the package with 'click-build build'; a package altered after "
+                   "its build or made by hand is refused by installers")
+
+
+def check_data(ctx: Context) -> None:
+    """Checks over the data tree gathered by the one streaming pass."""
+    _check_architecture(ctx)
+    _check_modes_and_links(ctx)
+    _check_hook_targets(ctx)
+    _check_app_hooks(ctx)
+    _check_leftovers(ctx)
+
+
+def _check_architecture(ctx: Context) -> None:
+    assert ctx.data is not None
+    add, arches = ctx.report.add, ctx.architectures
+    for arch in arches:
+        if arch != "all" and arch not in SUPPORTED_ARCHES:
+            add("lint.arch-unsupported", "manifest",
+                f"architecture {arch!r} is not one Ubuntu Touch devices use",
+                f"build for {', '.join(SUPPORTED_ARCHES)} (or use 'all' for code that is "
+                "not compiled)")
+    code = sorted(p for p, e in ctx.data.elf.items() if e.is_code)
+    if arches == ["all"]:
+        if code:
+            add("lint.arch-all-compiled", code[0],
+                f"the package says architecture 'all' but holds compiled code: {_listing(code)}",
+                "set \"architecture\" in manifest.json to the machine the code was built for "
+                "(e.g. 'arm64'), or leave the compiled files out")
+        return
+    if not arches:
+        return
+    if not code:
+        add("lint.arch-unneeded", "manifest",
+            f"architecture {', '.join(arches)} is set but the package holds no compiled code",
+            "set \"architecture\": \"all\" so the app installs on every device")
+        return
+    wrong: dict[str, list[str]] = {}
+    for path in code:
+        info = ctx.data.elf[path]
+        if not info.arches & set(arches):
+            wrong.setdefault(info.description, []).append(path)
+    for machine, paths in sorted(wrong.items()):
+        add("lint.arch-mismatch", paths[0],
+            f"compiled for {machine}, but the package is for {', '.join(arches)}: "
+            f"{_listing(paths)}",
+            f"rebuild these files for {', '.join(arches)} (e.g. 'clickable build --arch "
+            f"{arches[0]}'), or correct \"architecture\" in manifest.json")
+
+
+def _check_modes_and_links(ctx: Context) -> None:
+    assert ctx.data is not None
+    data, add = ctx.data, ctx.report.add
+    if data.world_writable:
+        paths = data.world_writable
+        add("lint.world-writable", paths[0],
+            f"writable by every user of the device: {_listing(paths)}",
+            "remove the write bit for others ('chmod o-w') before building, or build with "
+            "'click-build build', which normalises modes")
+    for path, target in sorted(data.scan.symlinks.items()):
+        resolved = data.resolve(path)
+        if target.startswith("/") or resolved is None:
+            add("lint.symlink-external", path,
+                f"symbolic link to {target!r} leaves the package",
+                "ship the file itself, or point the link at a file inside the package with a "
+                "relative target")
+        elif data.kind(path) is None:
+            add("lint.symlink-dangling", path, f"symbolic link to {target!r} points to nothing",
+                "remove the link or ship the file it names")
+
+
+def _check_hook_targets(ctx: Context) -> None:
+    assert ctx.data is not None
+    data, add = ctx.data, ctx.report.add
+    for app, hooks in sorted(ctx.hooks.items()):
+        for hook, target in sorted(hooks.items()):
+            if hook_path_problem(target):
+                continue  # reported as a malformed manifest field
+            kind = data.kind(target)
+            if kind is None:
+                what = "leaves the package" if data.resolve(target) is None else "is not in the package"
+                add("lint.hook-target-missing", target,
+                    f"named by hooks.{app}.{hook} but {what}",
+                    "ship the file at that path (relative to the package root) or correct the "
+                    "path in manifest.json")
+            elif kind == "dir" and hook not in FOLDER_HOOKS:
+                add("lint.hook-target-missing", target,
+                    f"named by hooks.{app}.{hook} is a folder, not a file",
+                    "point the hook at the file itself")
+
+
+def _system_hooks() -> set[str]:
+    names: set[str] = set()
+    try:
+        files = sorted(SYSTEM_HOOKS_DIR.glob("*.hook"))
+    except OSError:
+        return names
+    for path in files:
+        try:
+            fields = parse_simple(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        names.add(fields.get("hook-name") or path.name[: -len(".hook")])
+    return names
+
+
+def _check_app_hooks(ctx: Context) -> None:
+    add = ctx.report.add
+    known: set[str] | None = None
+    for app, hooks in sorted(ctx.hooks.items()):
+        names = set(hooks)
+        if (not names & {"apparmor", "apparmor-profile"}
+                and names != {"account-provider", "account-qml-plugin"}):
+            add("lint.hook-missing-apparmor", "manifest",
+                f"app {app!r} has no apparmor hook, so it cannot be confined",
+                f"add \"apparmor\": \"{app}.apparmor\" to hooks.{app} and ship that file, e.g. "
+                "{\"policy_groups\": [\"networking\"], \"policy_version\": 20.04}")
+        if "desktop" not in names and not names & NON_GRAPHICAL_HOOKS:
+            add("lint.hook-missing-desktop", "manifest",
+                f"app {app!r} has no desktop hook, so it never appears in the app drawer",
+                f"add \"desktop\": \"{app}.desktop\" to hooks.{app} and ship a desktop file "
+                "with Name, Exec, Icon and Type=Application")
+        if {"desktop", "scope"} <= names:
+            add("lint.hook-exclusive", "manifest",
+                f"app {app!r} has both a desktop and a scope hook",
+                "split them into two apps in \"hooks\"")
+        for hook in sorted(names):
+            if hook in REVIEWED_HOOKS:
+                add("lint.hook-review", "manifest",
+                    f"hooks.{app}.{hook}: stores hold packages using {hook!r} for manual review",
+                    "keep it only if the app cannot work without it, and explain why when you "
+                    "upload")
+            elif hook not in KNOWN_HOOKS:
+                if known is None:
+                    known = _system_hooks()
+                if hook not in known:
+                    close = difflib.get_close_matches(hook, sorted(KNOWN_HOOKS), n=1)
+                    guess = f" (did you mean {close[0]!r}?)" if close else ""
+                    add("lint.hook-unknown", "manifest",
+                        f"hooks.{app}.{hook}: no Ubuntu Touch service handles this hook{guess}",
+                        f"use one of: {', '.join(sorted(KNOWN_HOOKS))}")
+
+
+def _check_leftovers(ctx: Context) -> None:
+    assert ctx.data is not None
+    data = ctx.data
+    found: dict[str, list[str]] = {"lint.vcs": [], "lint.build-leftover": []}
+    flagged: list[str] = []
+    for path in data.order:
+        if not path or any(path.startswith(f + "/") for f in flagged):
+            continue
+        base = path.rsplit("/", 1)[-1]
+        elf = data.elf.get(path)
+        if any(fnmatch.fnmatchcase(base, p) for p in VCS_PATTERNS):
+            found["lint.vcs"].append(path)
+        elif (any(fnmatch.fnmatchcase(base, p) for p in LEFTOVER_PATTERNS)
+              or (elf is not None and elf.kind == 4)):
+            found["lint.build-leftover"].append(path)
+        else:
+            continue
+        if data.scan.kinds.get(path) == "dir":
+            flagged.append(path)
+    vcs = found["lint.vcs"]
+    if vcs:
+        ctx.report.add("lint.vcs", vcs[0], f"version-control data in the package: {_listing(vcs)}",
+                       "build from a clean tree; 'click-build build' leaves these out unless "
+                       "they are renamed")
+    left = found["lint.build-leftover"]
+    if left:
+        ctx.report.add("lint.build-leftover", left[0],
+                       f"build leftovers in the package: {_listing(left)}",
+                       "install only the built app into the package tree (e.g. 'cmake --install'"
+                       " into a clean prefix) or leave them out with -I PATTERN")

@@ -1,0 +1,426 @@
+"""The built-in review: one crafted package per check, and the good package clean.
+
+Each case starts from a good app (no findings at all) and breaks exactly one
+thing; the review must report exactly the expected (check id, file) pairs.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from review_craft import GOOD_FILES, GOOD_MANIFEST, D, F, L, craft, elf_bytes
+
+from click_build.errors import PackageError
+from click_build.review import CHECKS, Finding, review_package
+from click_build.review._elf import parse_elf_header
+from click_build.review.frameworks import (
+    FRAMEWORKS,
+    POLICIES,
+    policy,
+    policy_version_for,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EM_X86_64, EM_AARCH64, EM_ARM, EM_MIPS = 62, 183, 40, 8
+
+
+def manifest(**changes: Any) -> dict[str, object]:
+    """The good manifest with keys changed (a value of None removes the key)."""
+    data = copy.deepcopy(GOOD_MANIFEST)
+    for key, value in changes.items():
+        key = key.replace("_", "-") if key == "installed_size" else key
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    return data
+
+
+def hooks(**extra: str | None) -> dict[str, object]:
+    """The good manifest with hello's hooks changed (None removes a hook)."""
+    app = dict(GOOD_MANIFEST["hooks"]["hello"])  # type: ignore[index]
+    for hook, target in extra.items():
+        hook = hook.replace("_", "-")
+        if target is None:
+            app.pop(hook, None)
+        else:
+            app[hook] = target
+    return manifest(hooks={"hello": app})
+
+
+def files(*drop: str, **_: Any) -> dict[str, Any]:
+    return {k: v for k, v in GOOD_FILES.items() if k not in drop}
+
+
+def with_files(extra: dict[str, Any], *drop: str) -> dict[str, Any]:
+    out = files(*drop)
+    out.update(extra)
+    return out
+
+
+def desktop(**changes: str | None) -> dict[str, Any]:
+    lines = {"Name": "Hello", "Exec": "qmlscene %u qml/Main.qml", "Icon": "assets/logo.svg",
+             "Type": "Application", "X-Lomiri-Touch": "true"}
+    for key, value in changes.items():
+        if value is None:
+            lines.pop(key, None)
+        else:
+            lines[key] = value
+    text = "[Desktop Entry]\n" + "".join(f"{k}={v}\n" for k, v in lines.items())
+    return with_files({"hello.desktop": F(text)})
+
+
+def apparmor(**changes: object) -> dict[str, Any]:
+    data: dict[str, object] = {"policy_groups": ["networking"], "policy_version": 20.04}
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    return with_files({"hello.apparmor": F(json.dumps(data))})
+
+
+def md5sums_with_wrong(path: str) -> str:
+    lines = []
+    for p, m in sorted(GOOD_FILES.items()):
+        digest = "0" * 32 if p == path else hashlib.md5(m.raw).hexdigest()
+        lines.append(f"{digest}  {p}\n")
+    return "".join(lines)
+
+
+LIB = "lib/aarch64-linux-gnu/libhello.so"
+M = "manifest"
+
+#: check id -> (craft() arguments, the exact (check, file) findings expected)
+CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
+    # ---- lint
+    "lint.package-invalid": (dict(md5sums=md5sums_with_wrong("hello.desktop")),
+                             {("lint.package-invalid", "")}),
+    "lint.control": (dict(control={"Depends": "libfoo"}), {("lint.control", "control")}),
+    "lint.control-mismatch": (dict(control={"Version": "2.0"}),
+                              {("lint.control-mismatch", "control")}),
+    "lint.manifest-field": (dict(manifest=manifest(title=None)),
+                            {("lint.manifest-field", M)}),
+    "lint.manifest-key": (dict(manifest=manifest(titel="Hello")), {("lint.manifest-key", M)}),
+    "lint.maintainer": (dict(manifest=manifest(maintainer="Jane Doe")),
+                        {("lint.maintainer", M)}),
+    "lint.installed-size": (dict(installed_size="lots"), {("lint.installed-size", M)}),
+    "lint.framework-unknown": (dict(manifest=manifest(framework="ubuntu-sdk-20.4")),
+                               {("lint.framework-unknown", M)}),
+    "lint.framework-obsolete": (dict(manifest=manifest(framework="ubuntu-sdk-15.04"),
+                                     files=apparmor(policy_version=1.3)),
+                                {("lint.framework-obsolete", M)}),
+    "lint.framework-deprecated": (dict(manifest=manifest(framework="ubuntu-sdk-16.04.5"),
+                                       files=apparmor(policy_version=16.04)),
+                                  {("lint.framework-deprecated", M)}),
+    "lint.framework-prerelease": (dict(manifest=manifest(framework="ubuntu-touch-next-internal"),
+                                       files=apparmor(policy_version=9999)),
+                                  {("lint.framework-prerelease", M)}),
+    "lint.arch-unsupported": (dict(manifest=manifest(architecture="mipsel"),
+                                   files=with_files({"bin/hello": F(elf_bytes(EM_MIPS, 32),
+                                                                    0o755)})),
+                              {("lint.arch-unsupported", M)}),
+    "lint.arch-all-compiled": (dict(files=with_files({LIB: F(elf_bytes(EM_AARCH64))})),
+                               {("lint.arch-all-compiled", LIB)}),
+    "lint.arch-mismatch": (dict(manifest=manifest(architecture="arm64"),
+                                files=with_files({LIB: F(elf_bytes(EM_X86_64))})),
+                           {("lint.arch-mismatch", LIB)}),
+    "lint.arch-unneeded": (dict(manifest=manifest(architecture="arm64")),
+                           {("lint.arch-unneeded", M)}),
+    "lint.setuid": (dict(files=with_files({"helper.sh": F("#!/bin/sh\n", 0o4755)})),
+                    {("lint.setuid", "helper.sh")}),
+    "lint.world-writable": (dict(files=with_files({"notes.txt": F("x", 0o666)})),
+                            {("lint.world-writable", "notes.txt")}),
+    "lint.symlink-external": (dict(files=with_files({"passwd": L("/etc/passwd")})),
+                              {("lint.symlink-external", "passwd")}),
+    "lint.symlink-dangling": (dict(files=with_files({"latest": L("qml/Gone.qml")})),
+                              {("lint.symlink-dangling", "latest")}),
+    "lint.no-apps": (dict(manifest=manifest(hooks=None)), {("lint.no-apps", M)}),
+    "lint.hook-target-missing": (dict(files=files("hello.desktop")),
+                                 {("lint.hook-target-missing", "hello.desktop")}),
+    "lint.hook-missing-apparmor": (dict(manifest=hooks(apparmor=None)),
+                                   {("lint.hook-missing-apparmor", M)}),
+    "lint.hook-missing-desktop": (dict(manifest=hooks(desktop=None)),
+                                  {("lint.hook-missing-desktop", M)}),
+    "lint.hook-unknown": (dict(manifest=hooks(desktp="hello.desktop")),
+                          {("lint.hook-unknown", M)}),
+    "lint.hook-review": (dict(manifest=hooks(pay_ui="hello.desktop")),
+                         {("lint.hook-review", M)}),
+    "lint.hook-exclusive": (dict(manifest=hooks(scope="qml")), {("lint.hook-exclusive", M)}),
+    "lint.vcs": (dict(files=with_files({".git/config": F("[core]\n"),
+                                        ".git/HEAD": F("ref: x\n")})),
+                 {("lint.vcs", ".git")}),
+    "lint.build-leftover": (dict(files=with_files({"CMakeFiles/main.o": F("x"),
+                                                   "src/util.o": F("y")})),
+                            {("lint.build-leftover", "CMakeFiles")}),
+    # ---- desktop
+    "desktop.unreadable": (dict(files=with_files({"hello.desktop": F("Name=Hello\n")})),
+                           {("desktop.unreadable", "hello.desktop")}),
+    "desktop.missing-key": (dict(files=desktop(Icon=None)),
+                            {("desktop.missing-key", "hello.desktop")}),
+    "desktop.type": (dict(files=desktop(Type="Link")), {("desktop.type", "hello.desktop")}),
+    "desktop.path-key": (dict(files=desktop(Path="/tmp")),
+                         {("desktop.path-key", "hello.desktop")}),
+    "desktop.exec-absolute": (dict(files=desktop(Exec="/usr/bin/hello")),
+                              {("desktop.exec-absolute", "hello.desktop")}),
+    "desktop.exec-missing": (dict(files=desktop(Exec="hello-app %u")),
+                             {("desktop.exec-missing", "hello.desktop")}),
+    "desktop.exec-not-executable": (
+        dict(files={**desktop(Exec="hello.sh"), "hello.sh": F("#!/bin/sh\n", 0o644)}),
+        {("desktop.exec-not-executable", "hello.desktop")}),
+    "desktop.exec-arg-missing": (dict(files=desktop(Exec="qmlscene %u qml/App.qml")),
+                                 {("desktop.exec-arg-missing", "hello.desktop")}),
+    "desktop.launcher-obsolete": (
+        dict(files={**desktop(Exec="ubuntu-html5-app-launcher --www=www"),
+                    "www/index.html": F("<html/>")}),
+        {("desktop.launcher-obsolete", "hello.desktop")}),
+    "desktop.webapp-args": (dict(files=desktop(Exec="webapp-container https://example.com")),
+                            {("desktop.webapp-args", "hello.desktop")}),
+    "desktop.icon": (dict(files=desktop(Icon="assets/icon.png")),
+                     {("desktop.icon", "hello.desktop")}),
+    "desktop.icon-theme": (dict(files=desktop(Icon="hello")),
+                           {("desktop.icon-theme", "hello.desktop")}),
+    # ---- security
+    "security.unreadable": (dict(files=with_files({"hello.apparmor": F("{policy_groups: []}")})),
+                            {("security.unreadable", "hello.apparmor")}),
+    "security.field": (dict(files=apparmor(policy_groups="networking")),
+                       {("security.field", "hello.apparmor")}),
+    "security.policy-version": (dict(files=apparmor(policy_version=3.5)),
+                                {("security.policy-version", "hello.apparmor")}),
+    "security.policy-mismatch": (dict(files=apparmor(policy_version=16.04)),
+                                 {("security.policy-mismatch", "hello.apparmor")}),
+    "security.policy-group-unknown": (dict(files=apparmor(policy_groups=["networking", "wifi"])),
+                                      {("security.policy-group-unknown", "hello.apparmor")}),
+    "security.policy-group-duplicate": (
+        dict(files=apparmor(policy_groups=["networking", "audio", "networking"])),
+        {("security.policy-group-duplicate", "hello.apparmor")}),
+    "security.policy-group-reserved": (
+        dict(files=apparmor(policy_groups=["networking", "contacts"])),
+        {("security.policy-group-reserved", "hello.apparmor")}),
+    "security.debug": (dict(files=apparmor(policy_groups=["networking", "debug"])),
+                       {("security.debug", "hello.apparmor")}),
+    "security.template-unknown": (dict(files=apparmor(template="ubuntu-game")),
+                                  {("security.template-unknown", "hello.apparmor")}),
+    "security.template-unconfined": (dict(files=apparmor(template="unconfined")),
+                                     {("security.template-unconfined", "hello.apparmor")}),
+    "security.template-redundant": (dict(files=apparmor(template="ubuntu-sdk")),
+                                    {("security.template-redundant", "hello.apparmor")}),
+    "security.template-groups": (
+        dict(files=apparmor(template="ubuntu-webapp", policy_groups=["webview", "audio"])),
+        {("security.template-groups", "hello.apparmor")}),
+    "security.redflag-field": (dict(files=apparmor(read_path=["@{HOME}/Documents/"])),
+                               {("security.redflag-field", "hello.apparmor")}),
+    "security.ignored-field": (dict(files=apparmor(comment="my app")),
+                               {("security.ignored-field", "hello.apparmor")}),
+    # ---- other hooks
+    "hooks.unreadable": (dict(manifest=hooks(urls="hello.url-dispatcher"),
+                              files=with_files({"hello.url-dispatcher": F('[{"protocol": ')})),
+                         {("hooks.unreadable", "hello.url-dispatcher")}),
+    "hooks.missing-key": (
+        dict(manifest=hooks(urls="hello.url-dispatcher"),
+             files=with_files({"hello.url-dispatcher": F('[{"domain-suffix": "example.com"}]')})),
+        {("hooks.missing-key", "hello.url-dispatcher")}),
+    "hooks.bad-value": (dict(manifest=hooks(content_hub="hello.content-hub"),
+                             files=with_files({"hello.content-hub": F('{"source": []}')})),
+                        {("hooks.bad-value", "hello.content-hub")}),
+    "hooks.unknown-key": (
+        dict(manifest=hooks(content_hub="hello.content-hub"),
+             files=with_files({"hello.content-hub": F('{"source": ["pictures"], "sink": ["x"]}')})),
+        {("hooks.unknown-key", "hello.content-hub")}),
+    "hooks.push-helper-peers": (
+        dict(manifest=hooks(push_helper="push.json"),
+             files=with_files({"push.json": F('{"exec": "push.sh"}'),
+                               "push.sh": F("#!/bin/sh\n", 0o755)})),
+        {("hooks.push-helper-peers", M)}),
+}
+
+
+def findings_of(path: Path, **kwargs: Any) -> list[Finding]:
+    return review_package(path, frameworks_dir=kwargs.get("frameworks_dir", "/nonexistent"))
+
+
+def pairs(findings: list[Finding]) -> set[tuple[str, str]]:
+    return {(f.check, f.file) for f in findings}
+
+
+def test_good_package_has_no_findings(tmp_path: Path) -> None:
+    assert findings_of(craft(tmp_path / "good.click")) == []
+
+
+def test_every_check_has_a_crafted_package() -> None:
+    assert set(CASES) == set(CHECKS)
+
+
+@pytest.mark.parametrize("check", sorted(CASES))
+def test_crafted_package_shows_its_finding_only(tmp_path: Path, check: str) -> None:
+    kwargs, expected = CASES[check]
+    found = findings_of(craft(tmp_path / "bad.click", **kwargs))
+    assert pairs(found) == expected, [f.line() for f in found]
+    for finding in found:
+        assert finding.severity == CHECKS[finding.check].severity
+        assert finding.message and finding.hint
+        assert "\n" not in finding.message + finding.hint
+
+
+def test_findings_say_what_to_fix(tmp_path: Path) -> None:
+    kwargs, _ = CASES["security.policy-mismatch"]
+    (finding,) = findings_of(craft(tmp_path / "p.click", **kwargs))
+    assert "16.04" in finding.message and "ubuntu-sdk-20.04" in finding.message
+    assert '"policy_version": 20.04' in finding.hint
+    kwargs, _ = CASES["lint.framework-unknown"]
+    (finding,) = findings_of(craft(tmp_path / "f.click", **kwargs))
+    assert "did you mean 'ubuntu-sdk-20.04'" in finding.message
+
+
+def test_many_problems_are_all_reported(tmp_path: Path) -> None:
+    text = "[Desktop Entry]\nName=Hello\nExec=/opt/hello\nType=Link\nPath=/tmp\n"
+    pkg = craft(tmp_path / "many.click", files={
+        **apparmor(policy_groups=["networking", "debug", "contacts"]),
+        "hello.desktop": F(text), "lib/x86_64-linux-gnu/libx.so": F(elf_bytes(EM_X86_64)),
+    })
+    got = {f.check for f in findings_of(pkg)}
+    assert got == {"desktop.missing-key", "desktop.type", "desktop.path-key",
+                   "desktop.exec-absolute", "security.debug",
+                   "security.policy-group-reserved", "lint.arch-all-compiled"}
+    ordered = findings_of(pkg)
+    assert [f.severity for f in ordered] == sorted(
+        (f.severity for f in ordered), key=["error", "warning", "info"].index)
+
+
+def test_hook_files_reached_through_links_are_read(tmp_path: Path) -> None:
+    """A desktop hook naming a symlink is parsed from its target (a second pass)."""
+    bad = "[Desktop Entry]\nName=Hello\nExec=qmlscene qml/Main.qml\nIcon=assets/logo.svg\n"
+    pkg = craft(tmp_path / "l.click", files={
+        **files("hello.desktop"), "hello.desktop": L("share/app.desktop"),
+        "share/app.desktop": F(bad),
+    })
+    assert pairs(findings_of(pkg)) == {("desktop.missing-key", "hello.desktop")}
+
+
+def test_multi_arch_package_with_code_for_each(tmp_path: Path) -> None:
+    pkg = craft(tmp_path / "m.click", manifest=manifest(architecture=["arm64", "armhf"]), files={
+        **GOOD_FILES,
+        "lib/aarch64-linux-gnu/bin/hello": F(elf_bytes(EM_AARCH64, kind=2), 0o755),
+        "lib/arm-linux-gnueabihf/bin/hello": F(elf_bytes(EM_ARM, 32, flags=0x5000400), 0o755),
+    })
+    assert findings_of(pkg) == []
+
+
+def test_exec_found_in_lib_triplet_bin(tmp_path: Path) -> None:
+    pkg = craft(tmp_path / "b.click", manifest=manifest(architecture="arm64"), files={
+        **desktop(Exec="hello %u"),
+        "lib/aarch64-linux-gnu/bin/hello": F(elf_bytes(EM_AARCH64, kind=2), 0o755),
+    })
+    assert findings_of(pkg) == []
+
+
+def test_webapp_and_python_apps_are_good(tmp_path: Path) -> None:
+    web = craft(tmp_path / "w.click", files={
+        **desktop(Exec="webapp-container --app-id=${APP_ID} www/index.html"),
+        "www/index.html": F("<html></html>"),
+    })
+    assert findings_of(web) == []
+    remote = craft(tmp_path / "r.click", files=desktop(
+        Exec="webapp-container --webappUrlPatterns=https?://example.com/* https://example.com"))
+    assert findings_of(remote) == []
+    py = craft(tmp_path / "p.click", files={**desktop(Exec="python3 src/main.py"),
+                                             "src/main.py": F("print('hi')\n")})
+    assert findings_of(py) == []
+    missing = craft(tmp_path / "q.click", files=desktop(Exec="python3 src/main.py"))
+    assert pairs(findings_of(missing)) == {("desktop.exec-arg-missing", "hello.desktop")}
+
+
+def test_listing_of_many_leftovers_is_bounded(tmp_path: Path) -> None:
+    extra = {f"obj/f{i:02}.o": F(str(i)) for i in range(12)}
+    (finding,) = findings_of(craft(tmp_path / "o.click", files=with_files(extra)))
+    assert finding.check == "lint.build-leftover"
+    assert "and 7 more" in finding.message
+
+
+def test_oversized_desktop_file_is_not_read(tmp_path: Path) -> None:
+    huge = F(b"[Desktop Entry]\n" + b"#" * (2 << 20))
+    found = findings_of(craft(tmp_path / "h.click", files=with_files({"hello.desktop": huge})))
+    assert pairs(found) == {("desktop.unreadable", "hello.desktop")}
+    assert "larger than 1024 KiB" in found[0].message
+
+
+def test_not_a_click_package_is_one_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "x.click"
+    bogus.write_bytes(b"hello")
+    with pytest.raises(PackageError):
+        review_package(bogus)
+
+
+def test_system_frameworks_extend_the_table(tmp_path: Path) -> None:
+    pkg = craft(tmp_path / "s.click", manifest=manifest(framework="my-device-fw-1"))
+    assert pairs(findings_of(pkg)) == {("lint.framework-unknown", M)}
+    fwdir = tmp_path / "frameworks"
+    fwdir.mkdir()
+    (fwdir / "my-device-fw-1.framework").write_text("Base-Name: my-device\nBase-Version: 1\n")
+    assert findings_of(pkg, frameworks_dir=fwdir) == []
+
+
+# ------------------------------------------------------------- facts ---
+
+def test_framework_table_facts() -> None:
+    assert FRAMEWORKS["ubuntu-sdk-20.04"] == "available"
+    assert FRAMEWORKS["ubuntu-touch-24.04-1.x"] == "available"
+    assert FRAMEWORKS["ubuntu-sdk-16.04.8-qml"] == "deprecated"
+    assert FRAMEWORKS["ubuntu-sdk-15.04.7-html"] == "obsolete"
+    assert FRAMEWORKS["ubuntu-sdk-13.10"] == "obsolete"
+    assert policy_version_for(["ubuntu-sdk-20.04.1-qml"]) == ("ubuntu-sdk-20.04.1-qml", 20.04)
+    assert policy_version_for(["ubuntu-touch-24.04-1.x-papi"])[1] == 2404.1  # type: ignore[index]
+    assert policy_version_for(["ubuntu-sdk-14.10-html-dev2"])[1] == 1.2  # type: ignore[index]
+    assert policy_version_for(["ubuntu-sdk-16.04.3"])[1] == 16.04  # type: ignore[index]
+    assert policy_version_for(["something-else"]) is None
+    p2404 = policy("ubuntu", 2404.1)
+    assert p2404 is not None and {"networking", "webview", "content_exchange"} <= p2404.groups
+    assert {"contacts", "debug", "music_files"} <= p2404.reserved_groups
+    assert "in-app-purchases" not in p2404.groups
+    assert policy("ubuntu", 1) is POLICIES["ubuntu"]["1.0"]
+    assert "webview" not in POLICIES["ubuntu"]["1.0"].groups
+    assert "accounts" in POLICIES["ubuntu"]["1.1"].reserved_groups
+    assert "accounts" in POLICIES["ubuntu"]["1.2"].groups
+    assert "ubuntu-scope-network" not in POLICIES["ubuntu"]["20.04"].templates
+
+
+def test_elf_headers() -> None:
+    arm = parse_elf_header(elf_bytes(EM_ARM, 32, flags=0x5000400))
+    assert arm is not None and arm.arches == {"armhf"}
+    soft = parse_elf_header(elf_bytes(EM_ARM, 32, flags=0x5000200))
+    assert soft is not None and soft.arches == {"armel"}
+    either = parse_elf_header(elf_bytes(EM_ARM, 32, flags=0x5000000))
+    assert either is not None and either.arches == {"armhf", "armel"}
+    big = parse_elf_header(elf_bytes(21, little=False))
+    assert big is not None and big.arches == {"ppc64"}
+    assert parse_elf_header(b"#!/bin/sh\n" + bytes(60)) is None
+    assert parse_elf_header(b"\x7fELF") is None
+    unknown = parse_elf_header(elf_bytes(9999))
+    assert unknown is not None and unknown.arches == frozenset()
+    assert "9999" in unknown.description
+
+
+def test_elf_header_of_a_real_binary() -> None:
+    import platform
+
+    head = Path("/bin/true").read_bytes()[:64]
+    info = parse_elf_header(head)
+    assert info is not None and info.is_code
+    expected = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}[platform.machine()]
+    assert expected in info.arches
+
+
+def test_docs_list_every_check() -> None:
+    text = (ROOT / "docs" / "review.md").read_text()
+    documented = set(re.findall(r"^### `([a-z0-9.-]+)`", text, re.M))
+    assert documented == set(CHECKS)
+    for check, info in CHECKS.items():
+        section = text.split(f"### `{check}`", 1)[1].split("\n### ", 1)[0]
+        assert f"**{info.severity}**" in section, check
+        assert "Fix:" in section, check
