@@ -7,7 +7,7 @@ click_build`` stays cheap for the CLI and for PEP 517 frontends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .package import open_click
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 

@@ -1,12 +1,11 @@
 """User-facing output: progress on a terminal, plain lines otherwise, silence with -q.
 
-Debug detail goes through :mod:`logging`; this module is for what a person
-watching a build or an install wants to see.
+Warnings and progress go through here; :mod:`logging` is only for debug
+detail under ``--verbose`` (it is not imported otherwise, to keep start-up fast).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
@@ -48,18 +47,23 @@ def warn(message: str) -> None:
     print(prefix + message, file=sys.stderr, flush=True)
 
 
-class _WarningHandler(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING:
-            warn(record.getMessage())
-        else:
-            print(f"click-build: {record.getMessage()}", file=sys.stderr, flush=True)
-
-
 def setup_logging(verbose: bool = False) -> None:
-    """Route library warnings to ``click-build: warning:`` lines."""
+    """Route ``logging`` records of click_build to stderr with our prefixes.
+
+    Called by the CLI only when a command asks for ``--verbose``: importing
+    logging costs start-up time, and user-facing messages use :func:`warn`.
+    """
+    import logging
+
+    class _Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                warn(record.getMessage())
+            else:
+                print(f"click-build: {record.getMessage()}", file=sys.stderr, flush=True)
+
     root = logging.getLogger("click_build")
-    root.handlers[:] = [_WarningHandler()]
+    root.handlers[:] = [_Handler()]
     root.setLevel(logging.DEBUG if verbose else logging.WARNING)
     root.propagate = False
 

@@ -8,7 +8,6 @@ before it is used.
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import os
 import struct
@@ -16,7 +15,10 @@ import tarfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 from .errors import ArchiveError
 
@@ -24,6 +26,7 @@ __all__ = [
     "AR_MAGIC",
     "ArMember",
     "GzipBlockWriter",
+    "looks_incompressible",
     "MemberReader",
     "TarWriter",
     "copy_range",
@@ -167,81 +170,59 @@ def copy_range(src: BinaryIO, dst: BinaryIO, length: int) -> None:
 
 # ------------------------------------------------------------------- gzip ---
 
-_SEGMENT = 32 * 1024
-_BLOCK = 8 * _SEGMENT
+_BLOCK = 256 * 1024
 _WINDOW = 32 * 1024
+STORE_PROBE_MIN = 64 * 1024  # smaller files are always deflated
 
 
-def _looks_incompressible(segment: memoryview) -> bool:
-    """A cheap, deterministic probe: deflate a 2 KiB sample at level 1.
+def looks_incompressible(sample: bytes) -> bool:
+    """A cheap, deterministic probe: deflate the sample at level 1.
 
-    Packing already-compressed files (PNG, OGG, .so with debug data stripped)
-    at level 9 costs as much CPU as text and saves nothing; storing them keeps
-    the output size within a few bytes and is ten times faster.
+    Packing already-compressed files (PNG, OGG, zipped data) at level 9 costs
+    as much CPU as text and saves nothing; storing them keeps the output size
+    within a few bytes and is ten times faster.
     """
-    if len(segment) < 4096:
+    if not sample:
         return False
-    mid = len(segment) // 2
-    sample = bytes(segment[mid - 1024 : mid + 1024])
-    probe = zlib.compressobj(1, zlib.DEFLATED, -9, 1)
+    probe = zlib.compressobj(1, zlib.DEFLATED, -15)
     return len(probe.compress(sample) + probe.flush()) >= len(sample) * 0.97
 
 
-def _deflate_block(block: bytes, history: bytes, level: int, last: bool) -> bytes:
-    """Deflate one block as a run of sync-flushed pieces of a single stream.
+def _deflate(block: bytes, history: bytes, level: int, last: bool) -> bytes:
+    """Deflate one block as a sync-flushed piece of a single deflate stream.
 
-    Each run of segments of the same kind (compressible or not) is one
-    compressor primed with the 32 KiB before it, as pigz does; the pieces
-    concatenate into one standard deflate stream.
+    The compressor is primed with the 32 KiB before the block, as pigz does,
+    so pieces compressed apart concatenate into one standard stream that
+    compresses almost as well as a serial one.
     """
-    view = memoryview(block)
-    kinds = [
-        _looks_incompressible(view[i : i + _SEGMENT]) for i in range(0, len(block), _SEGMENT)
-    ] or [False]
-    out = []
-    start = 0
-    i = 0
-    while i < len(kinds):
-        j = i
-        while j + 1 < len(kinds) and kinds[j + 1] == kinds[i]:
-            j += 1
-        end = min(len(block), (j + 1) * _SEGMENT)
-        before = (history + block[:start])[-_WINDOW:] if start else history
-        if kinds[i]:
-            comp = zlib.compressobj(0, zlib.DEFLATED, -15)
-        elif before:
-            comp = zlib.compressobj(level, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, before)
-        else:
-            comp = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
-        out.append(comp.compress(view[start:end]))
-        final = last and j == len(kinds) - 1
-        out.append(comp.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH))
-        start = end
-        i = j + 1
-    return b"".join(out)
+    if level and history:
+        comp = zlib.compressobj(level, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, history)
+    else:
+        comp = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+    return comp.compress(block) + comp.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
 
 
 class GzipBlockWriter(io.RawIOBase):
     """A single standard gzip member, compressed in parallel pigz-style.
 
-    The output depends only on the input bytes and ``level``: block and
-    segment sizes are fixed, so one core and many cores give the same bytes.
+    The output depends only on the input bytes, ``level`` and the
+    :meth:`store_next` hints (which callers derive from the content): block
+    boundaries are fixed, so one core and many cores give the same bytes.
     The header carries no file name and a fixed mtime.
     """
 
     def __init__(self, out: BinaryIO, mtime: int, level: int = 9, threads: int | None = None):
         self._out = out
         self._level = level
+        self._store = False
         self._crc = 0
         self._size = 0
         self._buf = bytearray()
         self._history = b""
-        workers = threads if threads is not None else min(4, os.cpu_count() or 1)
-        self._pool = (
-            concurrent.futures.ThreadPoolExecutor(workers) if workers > 1 else None
-        )
+        self._workers = threads if threads is not None else min(4, os.cpu_count() or 1)
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pending: list[concurrent.futures.Future[bytes]] = []
-        self._max_pending = 2 * workers
+        self._max_pending = 2 * self._workers
         self.compressed_size = 0
         xfl = 2 if level == 9 else 4 if level == 1 else 0
         header = b"\x1f\x8b\x08\x00" + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
@@ -254,12 +235,20 @@ class GzipBlockWriter(io.RawIOBase):
         self._out.write(data)
         self.compressed_size += len(data)
 
+    def store_next(self, store: bool) -> None:
+        """Say whether the bytes that follow are worth compressing (False) or not."""
+        if store != self._store:
+            if self._buf:
+                self._submit(bytes(self._buf), last=False)
+                self._buf.clear()
+            self._store = store
+
     def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
         n = len(data)
         self._crc = zlib.crc32(data, self._crc)
         self._size += n
         self._buf += data
-        while len(self._buf) > _BLOCK:
+        while len(self._buf) >= _BLOCK:
             block = bytes(self._buf[:_BLOCK])
             del self._buf[:_BLOCK]
             self._submit(block, last=False)
@@ -268,10 +257,15 @@ class GzipBlockWriter(io.RawIOBase):
     def _submit(self, block: bytes, last: bool) -> None:
         history = self._history
         self._history = (history + block)[-_WINDOW:]
+        level = 0 if self._store else self._level
         if self._pool is None:
-            self._emit(_deflate_block(block, history, self._level, last))
-            return
-        self._pending.append(self._pool.submit(_deflate_block, block, history, self._level, last))
+            if self._workers < 2 or last:
+                self._emit(_deflate(block, history, level, last))
+                return
+            import concurrent.futures  # only trees of more than one block pay for threads
+
+            self._pool = concurrent.futures.ThreadPoolExecutor(self._workers)
+        self._pending.append(self._pool.submit(_deflate, block, history, level, last))
         while len(self._pending) >= self._max_pending or (last and self._pending):
             self._emit(self._pending.pop(0).result())
 
@@ -297,8 +291,9 @@ class TarWriter:
     format are exactly Python's; data is streamed in chunks, never whole.
     """
 
-    def __init__(self, out: BinaryIO) -> None:
+    def __init__(self, out: BinaryIO, gzip: GzipBlockWriter | None = None) -> None:
         self._out = out
+        self._gzip = gzip  # told which file data is not worth compressing
         self._written = 0
 
     def _write(self, data: bytes | memoryview) -> None:
@@ -335,14 +330,21 @@ class TarWriter:
         info.size, info.mode, info.mtime = size, mode, mtime
         self._header(info)
         remaining = size
+        first = True
         while remaining:
             chunk = source.read(min(remaining, 1 << 20))
             if not chunk:
                 raise ArchiveError(f"{name}: file shrank while it was being packed")
+            if first and self._gzip is not None and size >= STORE_PROBE_MIN:
+                mid = len(chunk) // 2
+                self._gzip.store_next(looks_incompressible(chunk[max(0, mid - 4096):mid + 4096]))
+            first = False
             if on_chunk is not None:
                 on_chunk(chunk)
             self._write(chunk)
             remaining -= len(chunk)
+        if self._gzip is not None:
+            self._gzip.store_next(False)
         if source.read(1):
             raise ArchiveError(f"{name}: file grew while it was being packed")
         if size % TAR_BLOCK:

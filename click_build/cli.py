@@ -7,6 +7,7 @@ scripts written for it keep working; each lives in :mod:`click_build.commands`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -60,17 +61,32 @@ def build_parser() -> ArgumentParser:
 
 
 def _print_dir(which: str) -> int:
-    from importlib.resources import files
+    """Print where the data package ``click_build.<which>`` lives.
 
-    print(files("click_build") / which)
-    return 0
+    Asked of the import system rather than derived from ``__file__``: a wheel
+    holds ``click_build/cmake``, an editable install maps the package to the
+    source tree's top-level ``cmake/`` (and ``templates/``).
+    """
+    from importlib.util import find_spec
+
+    spec = find_spec(f"click_build.{which}")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if os.path.isdir(location):
+            print(location)
+            return 0
+    sys.stderr.write(
+        f"{PROG}: error: click_build.{which} is missing from this installation; "
+        "reinstall click-build\n"
+    )
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _console.configure(quiet=args.quiet)
-    _console.setup_logging(verbose=getattr(args, "verbose", False))
+    if getattr(args, "verbose", False):
+        _console.setup_logging(verbose=True)
     if args.cmake_dir:
         return _print_dir("cmake")
     if args.templates_dir:

@@ -5,12 +5,12 @@ Shared by ``verify`` and the installer, so it lives in the core.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _console
 from .deb822 import parse_simple
 from .errors import FrameworkError
 
@@ -22,8 +22,6 @@ __all__ = [
     "read_framework",
     "validate_framework",
 ]
-
-log = logging.getLogger(__name__)
 
 DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
@@ -103,7 +101,7 @@ def validate_framework(value: str, directory: Path, force_missing: bool = False)
         return
     quoted = ", ".join(f'"{m}"' for m in missing)
     if force_missing:
-        log.info("Ignoring missing framework%s %s", "s" if len(missing) > 1 else "", quoted)
+        _console.warn(f"ignoring missing framework{'s' if len(missing) > 1 else ''} {quoted}")
         return
     what = f"Frameworks {quoted}" if len(missing) > 1 else f"Framework {quoted}"
     raise FrameworkError(

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import difflib
 import json
-import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Purpose = Literal["build", "install"]
+
+from . import _console
 from .errors import ManifestError
 from .versions import epochless, version_problem
 
@@ -34,8 +39,6 @@ __all__ = [
     "parse_json_object",
     "validate",
 ]
-
-log = logging.getLogger(__name__)
 
 NAME_RE = r"^[a-z0-9][a-z0-9+.-]+$"
 APP_NAME_RE = r"^[A-Za-z0-9+.-]+$"
@@ -59,7 +62,6 @@ KNOWN_KEYS = (
     "installed-size",
 )
 
-Purpose = Literal["build", "install"]
 
 
 @dataclass
@@ -417,7 +419,7 @@ def load_manifest(path: str | Path, purpose: Purpose = "build") -> Manifest:
         raise ManifestError([f"cannot be read: {e.strerror}"], str(path)) from None
     manifest = Manifest.from_dict(parse_json_object(raw, str(path)), str(path), purpose)
     for warning in manifest.warnings:
-        log.warning("%s", warning)
+        _console.warn(warning)
     return manifest
 
 

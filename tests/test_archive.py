@@ -6,11 +6,18 @@ import gzip
 import io
 import os
 import subprocess
+import tarfile
 import zlib
 
 import pytest
 
-from click_build.archive import AR_MAGIC, GzipBlockWriter, read_ar_members, write_ar_member
+from click_build.archive import (
+    AR_MAGIC,
+    GzipBlockWriter,
+    TarWriter,
+    read_ar_members,
+    write_ar_member,
+)
 from click_build.errors import ArchiveError
 
 
@@ -43,10 +50,24 @@ def test_roundtrip_and_thread_independence(size: int) -> None:
     assert proc.returncode == 0
 
 
-def test_incompressible_data_is_stored_not_grown() -> None:
-    data = os.urandom(2_000_000)
-    out = _gz(data, threads=2)
-    assert len(out) < len(data) * 1.001
+def test_incompressible_files_are_stored_not_grown() -> None:
+    """The tar writer probes big files; random data is stored, text deflated, one stream."""
+    random_file = os.urandom(2_000_000)
+    text_file = b"".join(b"text line %d\n" % i for i in range(200_000))
+    outs = []
+    for threads in (1, 3):
+        out = io.BytesIO()
+        gz = GzipBlockWriter(out, 0, threads=threads)
+        tar = TarWriter(gz, gz)  # type: ignore[arg-type]
+        tar.add_bytes("./random.bin", random_file, 0o644, 0)
+        tar.add_bytes("./text.txt", text_file, 0o644, 0)
+        tar.close()
+        gz.close()
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1]
+    assert len(outs[0]) < len(random_file) * 1.001 + len(zlib.compress(text_file, 9)) * 1.02
+    with tarfile.open(fileobj=io.BytesIO(outs[0])) as tar:
+        assert tar.extractfile("./random.bin").read() == random_file  # type: ignore[union-attr]
     text = b"".join(b"%d: %s\n" % (i, str(i * i * 7919).encode() * 3) for i in range(100_000))
     assert len(_gz(text, threads=2)) < len(zlib.compress(text, 9)) * 1.01
 
