@@ -1,0 +1,111 @@
+"""`click-build review` and the review that runs after `click-build build`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import assert_clean_error, write_tree
+from review_craft import GOOD_FILES, F, craft
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
+
+GOOD_TREE = {path: m.raw for path, m in GOOD_FILES.items() if isinstance(m, F)}
+MANIFEST = {
+    "name": "com.example.hello", "version": "1.0", "framework": "ubuntu-sdk-20.04",
+    "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
+    "hooks": {"hello": {"desktop": "hello.desktop", "apparmor": "hello.apparmor"}},
+}
+
+
+def app(root: Path, **changes: str | bytes) -> Path:
+    tree: dict[str, str | bytes] = {**GOOD_TREE, **changes}
+    tree["manifest.json"] = json.dumps(MANIFEST)
+    return write_tree(root, tree)
+
+
+def review_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "review:" in line]
+
+
+def test_build_of_a_good_app_reports_nothing(cli: Cli, tmp_path: Path) -> None:
+    src = app(tmp_path / "good")
+    result = cli("build", src, "-o", tmp_path, cwd=tmp_path)
+    assert "Successfully built package" in result.stdout
+    assert review_lines(result.stderr) == []
+    assert (tmp_path / "com.example.hello_1.0_all.click").exists()
+
+
+def test_build_reports_findings_as_warnings_and_succeeds(cli: Cli, tmp_path: Path) -> None:
+    desktop = "[Desktop Entry]\nName=Hello\nExec=hello-app\nIcon=assets/logo.svg\n" \
+              "Type=Application\nX-Lomiri-Touch=true\n"
+    src = app(tmp_path / "bad", **{"hello.desktop": desktop,
+                                   "hello.apparmor": '{"policy_groups": ["networking", '
+                                                     '"contacts"], "policy_version": 20.04}'})
+    result = cli("build", src, "-o", tmp_path, cwd=tmp_path)
+    assert result.returncode == 0
+    lines = review_lines(result.stderr)
+    assert any("[desktop.exec-missing]" in line and "review: error:" in line for line in lines)
+    assert any("[security.policy-group-reserved]" in line for line in lines)
+    assert "1 error, 1 warning" in lines[-1]
+    for line in result.stderr.splitlines():
+        assert line.startswith("click-build: warning: "), line
+    assert (tmp_path / "com.example.hello_1.0_all.click").exists()
+    quiet = cli("-q", "build", src, "-o", tmp_path, cwd=tmp_path)
+    assert quiet.stdout == "" and len(review_lines(quiet.stderr)) == 3
+    skipped = cli("build", "--no-validate", src, "-o", tmp_path, cwd=tmp_path)
+    assert review_lines(skipped.stderr) == []
+
+
+def test_review_command_text_and_exit_status(cli: Cli, tmp_path: Path) -> None:
+    good = craft(tmp_path / "good.click")
+    result = cli("review", good)
+    assert result.stdout == f"{good}: no problems found\n" and result.stderr == ""
+    bad = craft(tmp_path / "bad.click", files={**GOOD_FILES, "hello.desktop": F(
+        "[Desktop Entry]\nName=Hello\nExec=qmlscene qml/Main.qml\nIcon=logo\n"
+        "Type=Application\nX-Lomiri-Touch=true\nPath=/tmp\n")})
+    result = cli("review", bad, check=False)
+    assert result.returncode == 1
+    assert "error: hello.desktop: sets Path" in result.stdout
+    assert "    fix: remove the Path line" in result.stdout
+    assert "info: hello.desktop: Icon 'logo' is an icon-theme name" in result.stdout
+    assert result.stdout.endswith(f"{bad}: 1 error, 1 info\n")
+
+
+def test_review_strict_fails_on_warnings(cli: Cli, tmp_path: Path) -> None:
+    pkg = craft(tmp_path / "w.click", files={**GOOD_FILES, "hello.apparmor": F(
+        '{"policy_groups": ["networking"], "policy_version": 20.04, "comment": "x"}')})
+    assert cli("review", pkg).returncode == 0
+    strict = cli("review", "--strict", pkg, check=False)
+    assert strict.returncode == 1 and "[security.ignored-field]" in strict.stdout
+
+
+def test_review_json(cli: Cli, tmp_path: Path) -> None:
+    pkg = craft(tmp_path / "j.click", files={**GOOD_FILES, "hello.apparmor": F(
+        '{"policy_groups": ["networking", "debug"], "policy_version": 20.04}')})
+    result = cli("review", "--json", pkg, check=False)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["passed"] is False
+    assert report["counts"] == {"error": 1, "warning": 0, "info": 0}
+    (finding,) = report["findings"]
+    assert finding["check"] == "security.debug" and finding["file"] == "hello.apparmor"
+    assert finding["severity"] == "error" and finding["hint"] and finding["message"]
+    good = json.loads(cli("review", "--json", craft(tmp_path / "g.click")).stdout)
+    assert good["passed"] is True and good["findings"] == []
+
+
+def test_review_of_something_else_is_one_clean_error(cli: Cli, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.click"
+    junk.write_bytes(b"!<arch>\nnot really")
+    assert_clean_error(cli("review", junk, check=False), "junk.click")
+    assert_clean_error(cli("review", tmp_path / "missing.click", check=False), "cannot open")
+    assert_clean_error(cli("review", check=False))
+
+
+def test_review_help(cli: Cli) -> None:
+    text = cli("review", "--help").stdout
+    for option in ("--json", "--strict", "--frameworks-dir", "PACKAGE-FILE", "docs/review.md"):
+        assert option in text
