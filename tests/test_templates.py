@@ -131,7 +131,8 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
     if kind == "html5":
         assert "Exec=webapp-container www/index.html\n" in desktop
         apparmor = json.loads((project / f"{project.name}.apparmor").read_text())
-        assert apparmor["template"] == "ubuntu-webapp" and "webview" in apparmor["policy_groups"]
+        # Local content: the default template and the web engine, nothing more.
+        assert "template" not in apparmor and apparmor["policy_groups"] == ["webview"]
     if kind == "qml":
         assert "Exec=qmlscene %U qml/Main.qml\n" in desktop
         main = (project / "qml/Main.qml").read_text(encoding="utf-8")
