@@ -20,7 +20,7 @@ from ..manifest import parse_json_object
 from .placeholders import substitute
 from .settings import Project
 
-__all__ = ["ManifestSource", "find_manifest", "reconcile_version"]
+__all__ = ["ManifestSource", "find_manifest", "read_manifest_file", "reconcile_version"]
 
 _ANY_PLACEHOLDER = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*@|\$ENV\{[A-Za-z_][A-Za-z0-9_]*\}")
 
@@ -59,7 +59,7 @@ class ManifestSource:
         return parse_json_object(text, self.label)
 
 
-def _read(path: Path, label: str) -> ManifestSource:
+def read_manifest_file(path: Path, label: str) -> ManifestSource:
     try:
         return ManifestSource(label, path, path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
@@ -82,12 +82,12 @@ def find_manifest(project: Project, kind: str) -> ManifestSource | None:
         path = root / setting
         if not path.is_file():
             raise ConfigError(f"{where}: {setting!r} does not exist in {root}")
-        return _read(path, setting)
+        return read_manifest_file(path, setting)
     folders = [root / project.settings.source_dir, root]
     for folder in dict.fromkeys(folders):
         for name in ("manifest.json", "manifest.json.in"):
             if (folder / name).is_file():
-                return _read(folder / name, str((folder / name).relative_to(root)))
+                return read_manifest_file(folder / name, str((folder / name).relative_to(root)))
     if kind == "cmake":
         return None
     raise ManifestError(
