@@ -142,10 +142,14 @@ class Installer:
         scratch = lock.scratch_dir("unpack")
         try:
             chown_to(scratch, self._owner)
-            if self._owner is not None:
-                self._unpack_as_clickpkg(pkg, scratch)
-            else:
-                self._unpack(pkg, scratch)
+            scratch_fd = open_dir(scratch)
+            try:
+                if self._owner is not None:
+                    self._unpack_as_clickpkg(pkg, scratch_fd)
+                else:
+                    self._unpack(pkg, scratch_fd)
+            finally:
+                os.close(scratch_fd)
             name, version = pkg.name, pkg.version
             package_dir = os.path.join(self.db.overlay, name)
             target = os.path.join(package_dir, version)
@@ -186,34 +190,41 @@ class Installer:
                 f"{free // 1024} KiB are free"
             )
 
-    def _unpack(self, pkg: ClickPackage, scratch: str) -> None:
-        """Audit while streaming into ``scratch``; raises before anything is kept."""
+    def _unpack(self, pkg: ClickPackage, root_fd: int, frameworks_checked: bool = False) -> None:
+        """Audit while streaming into the directory ``root_fd``; raises on any refusal.
+
+        ``frameworks_checked``: the caller already ran the control audit with the
+        frameworks directory (which clickpkg may not be able to read).
+        """
         from ..manifest import dump_manifest
         from ..package import audit
         from .unpack import Unpacker, write_admin_dir
 
         mask = os.umask(0o022)
-        root_fd = open_dir(scratch)
         unpacker = Unpacker(root_fd)
         try:
-            audit(pkg, self.frameworks_dir, self.force_missing_framework,
+            audit(pkg, self.frameworks_dir, self.force_missing_framework or frameworks_checked,
                   architecture=dpkg_architecture(), sink=unpacker)
             write_admin_dir(root_fd, pkg, dump_manifest(pkg.manifest_data).encode("utf-8"),
                             unpacker.listing)
             unpacker.finish()
         finally:
             unpacker.close()
-            os.close(root_fd)
             os.umask(mask)
 
-    def _unpack_as_clickpkg(self, pkg: ClickPackage, scratch: str) -> None:
+    def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.
 
-        A fork, not an exec: the child already holds the open package and the
-        database lock, parses the untrusted archive without root, and every
-        file it creates is clickpkg's from the start (no chown pass).
+        A fork, not an exec: the child inherits the open package, the scratch
+        directory's fd and the database lock, parses the untrusted archive
+        without root, and every file it creates is clickpkg's from the start
+        (no chown pass afterwards, no path it would need permission to walk).
         """
         assert self._owner is not None
+        from ..package import audit_control
+
+        audit_control(pkg, self.frameworks_dir, self.force_missing_framework,
+                      dpkg_architecture())
         uid, gid = self._owner
         # Everything the child runs is imported now: clickpkg may not be able to
         # read this interpreter's library (a venv under /root, say).
@@ -228,10 +239,12 @@ class Installer:
             code, report = 1, b""
             try:
                 os.close(read_fd)
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
-                self._unpack(pkg, scratch)
+                self._unpack(pkg, root_fd, frameworks_checked=True)
                 code = 0
             except ClickError as e:
                 report = "\n".join(e.lines()).encode("utf-8", "replace")
