@@ -86,6 +86,7 @@ def test_bad_settings_through_the_frontend(tmp_path: Path) -> None:
     result = pybuild(project, "--wheel", check=False)
     assert_one_error(result, "pyproject.toml: tool.click-build.source-dir: must be a string, "
                              "not a number")
+    path.write_text(path.read_text().replace("source-dir = 3", ""))
     result = pybuild(project, "-C", "click-build.excludes=x", check=False)
     assert_one_error(result, "-C click-build.excludes: unknown setting (did you mean 'exclude'?)")
 
