@@ -259,9 +259,28 @@ class Hook:
 
     def remove_package(self, package: str, version: str, app: str,
                        user: str | None = None) -> None:
-        with as_user(user if self.is_user_level else None):
-            _unlink_force(self.pattern(package, version, app, user))
+        link = self.pattern(package, version, app, user)
+        if self._owned_by_other_version(link, package, version):
+            pass  # a version-independent link now serving the new version: keep it
+        else:
+            with as_user(user if self.is_user_level else None):
+                _unlink_force(link)
         self.run_commands(user)
+
+    def _owned_by_other_version(self, link: str, package: str, version: str) -> bool:
+        """A single-version system link (``${short-id}``) that points at another version.
+
+        The original unlinks it when the old version goes, after the upgrade
+        made it point at the new one, leaving the app without its link.
+        """
+        if self.is_user_level or not self.is_single_version:
+            return False
+        target = read_link(link)
+        try:
+            base = self.db.get_path(package, version)
+        except ClickError:
+            return False
+        return target is not None and not target.startswith(base + "/")
 
     # -- whole-hook operations -----------------------------------------------------
 

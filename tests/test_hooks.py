@@ -1,0 +1,183 @@
+"""Hooks: system and user level, Exec, links made and removed, sync, and the original's view."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import assert_clean_error, need
+from install_support import Env, current_user, make_click, make_env, run
+
+from click_build.install.hooks import pattern_format, pattern_possible_expansion
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """World-writable scratch space, so hooks running as other users can write."""
+    path = Path(tempfile.mkdtemp(prefix="click-hooks-test."))
+    os.chmod(path, 0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def env(shared: Path) -> Env:
+    e = make_env(shared / "env")
+    for d in (e.base, e.hooks, e.frameworks, e.confdir):
+        os.chmod(d, 0o755)
+    return e
+
+
+def ours(cli, env: Env, *args: object, check: bool = True):
+    return cli(*args, env=env.vars(), check=check)
+
+
+def links(directory: Path) -> dict[str, str]:
+    if not directory.exists():
+        return {}
+    return {p.name: os.readlink(p) for p in sorted(directory.iterdir()) if p.is_symlink()}
+
+
+def test_pattern_expansion_as_the_original() -> None:
+    args = {"id": "p_a_1", "user": "u", "home": None}
+    assert pattern_format("/x/${id}.json", args) == "/x/p_a_1.json"
+    assert pattern_format("$${id}-$$-${unknown}-${home}", args) == "${id}-$--"
+    assert pattern_possible_expansion("/x/p_a_1.json", "/x/${id}.json", {}) == {"id": "p_a_1"}
+    assert pattern_possible_expansion("/y/p.json", "/x/${id}.json", {}) is None
+    assert pattern_possible_expansion("/h/u/p_a_1", "/h/${user}/${id}", {"user": "u"}) == {
+        "id": "p_a_1"}
+
+
+def test_system_hook_links_runs_exec_and_follows_upgrades(cli, env: Env, shared: Path) -> None:
+    root, out = env.base / "db", shared / "sys"
+    log = shared / "sys.log"
+    env.add_hook("sysh", f"Pattern: {out}/${{id}}.json\nExec: echo ran >> {log}\n"
+                         f"User: {current_user()}\n")
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated",
+         f"--user={current_user()}",
+         make_click(shared, hooks={"app": {"sysh": "a.json"}, "two": {"sysh": "b/c.json"}}))
+    assert links(out) == {"com.example.app_app_1.0.json": f"{root}/com.example.app/1.0/a.json",
+                          "com.example.app_two_1.0.json": f"{root}/com.example.app/1.0/b/c.json"}
+    assert log.read_text() == "ran\nran\n"  # once per app, after its link
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated",
+         f"--user={current_user()}",
+         make_click(shared, version="2.0", hooks={"app": {"sysh": "a.json"}}))
+    # 1.0 is gone (nobody uses it): its links went with it; 2.0 has its own
+    assert links(out) == {"com.example.app_app_2.0.json": f"{root}/com.example.app/2.0/a.json"}
+    ours(cli, env, "unregister", f"--root={root}", f"--user={current_user()}", "com.example.app")
+    assert links(out) == {}
+
+
+def test_single_version_hook_keeps_one_link(cli, env: Env, shared: Path) -> None:
+    root, out = env.base / "db", shared / "single"
+    env.add_hook("one", f"Pattern: {out}/${{short-id}}\nSingle-Version: yes\nUser: root\n"
+                        "Hook-Name: onehook\n")
+    for version in ("1.0", "2.0"):
+        ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", "--all-users",
+             make_click(shared, version=version, hooks={"app": {"onehook": "f"}}))
+        assert links(out) == {"com.example.app_app": f"{root}/com.example.app/{version}/f"}
+    # a version that drops the hook removes the single-version link
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", "--all-users",
+         make_click(shared, version="3.0", hooks={"app": {"desktop": "f"}}))
+    assert links(out) == {}
+
+
+@pytest.mark.root
+def test_user_level_hook_runs_as_the_user(cli, env: Env, shared: Path) -> None:
+    root, out = env.base / "db", shared / "user"
+    out.mkdir(mode=0o1777)
+    os.chmod(out, 0o1777)
+    env.add_hook("uh", f"Pattern: {out}/${{user}}/${{id}}.desktop\nUser-Level: yes\n"
+                       f"Exec: id -u >> {shared}/who-${{USER:-x}}; echo $HOME >> {shared}/home\n")
+    pkg = make_click(shared, hooks={"app": {"uh": "app.desktop"}})
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", "--user=daemon", pkg)
+    daemon = pwd.getpwnam("daemon")
+    link = out / "daemon" / "com.example.app_app_1.0.desktop"
+    # through the registration link, so it survives upgrades
+    assert os.readlink(link) == f"{root}/.click/users/daemon/com.example.app/app.desktop"
+    assert link.lstat().st_uid == daemon.pw_uid  # made with the user's privileges
+    assert (shared / "who-x").read_text().split() == [str(daemon.pw_uid)]
+    assert (shared / "home").read_text().split() == [daemon.pw_dir]
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", "--user=daemon",
+         make_click(shared, version="2.0", hooks={"app": {"uh": "app.desktop"}}))
+    assert sorted(os.listdir(out / "daemon")) == ["com.example.app_app_2.0.desktop"]
+    ours(cli, env, "unregister", f"--root={root}", "--user=daemon", "com.example.app")
+    assert os.listdir(out / "daemon") == []
+
+
+def test_hook_install_remove_and_run_commands(cli, env: Env, shared: Path) -> None:
+    root, out = env.base / "db", shared / "late"
+    user = current_user()
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", f"--user={user}",
+         make_click(shared, hooks={"app": {"late": "x"}}))
+    ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", f"--user={user}",
+         make_click(shared, name="com.example.nofw", framework="gone",
+                    hooks={"app": {"late": "x"}}), "--force-missing-framework")
+    env.add_hook("late", f"Pattern: {out}/${{id}}\nUser: {user}\nExec: touch {shared}/late.ran\n")
+    ours(cli, env, "hook", "install", "late", f"--root={root}")
+    # apps whose framework is missing are left out of whole-hook runs (as the original 0.5)
+    assert links(out) == {"com.example.app_app_1.0": f"{root}/com.example.app/1.0/x"}
+    assert (shared / "late.ran").exists()
+    ours(cli, env, "hook", "remove", "late", f"--root={root}")
+    assert links(out) == {}
+    # run-system catches up: makes missing links and drops stale ones
+    out.mkdir(exist_ok=True)
+    os.symlink("/nowhere", out / "com.example.gone_app_9")
+    ours(cli, env, "hook", "run-system", f"--root={root}")
+    assert links(out) == {"com.example.app_app_1.0": f"{root}/com.example.app/1.0/x"}
+    user_out = shared / "user-sync"
+    env.add_hook("us", f"Pattern: {user_out}/${{user}}-${{id}}\nUser-Level: yes\n"
+                       "Hook-Name: late\n")
+    ours(cli, env, "hook", "run-user", f"--user={user}", f"--root={root}")
+    assert list(links(user_out)) == [f"{user}-com.example.app_app_1.0"]
+    result = ours(cli, env, "hook", "install", "no-such-hook", f"--root={root}", check=False)
+    assert_clean_error(result, "No click hook 'no-such-hook' installed")
+
+
+def test_hook_failures_are_clean_errors(cli, env: Env, shared: Path) -> None:
+    root = env.base / "db"
+    env.add_hook("bad", f"Pattern: {shared}/bad/${{id}}\nUser: {current_user()}\nExec: exit 3\n")
+    env.add_hook("nouser", f"Pattern: {shared}/nouser/${{id}}\nExec: true\n")
+    env.add_hook("trig", f"Pattern: {shared}/trig/${{id}}\nUser: {current_user()}\nTrigger: yes\n")
+    for hook, message in (("bad", "Hook command 'exit 3' failed: Child process exited with code 3"),
+                          ("nouser", "Hook 'nouser' has no field named 'user'"),
+                          ("trig", "'Trigger: yes' not yet implemented")):
+        pkg = make_click(shared, name=f"com.example.{hook}", hooks={"app": {hook: "f"}})
+        result = ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", pkg,
+                      check=False)
+        assert_clean_error(result, message)
+
+
+@pytest.mark.root
+@pytest.mark.oracle
+@pytest.mark.xdist_group("system")
+def test_same_links_as_the_original(cli, env: Env, shared: Path) -> None:
+    """The original's hooks directory is fixed: compare both tools on a system hook file."""
+    click = need("click")
+    out = shared / "links"
+    hook = Path("/usr/share/click/hooks/click-build-test.hook")
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(f"Pattern: {out}/${{id}}.lnk\nUser: root\nExec: echo >> {shared}/log\n")
+    try:
+        pkg = make_click(shared, framework="", hooks={"a": {"click-build-test": "f1"},
+                                                      "b": {"click-build-test": "f2"}})
+        seen = []
+        for tool, root in (([click], shared / "theirs"), (None, shared / "mine")):
+            root.mkdir()
+            shutil.chown(root, "clickpkg", "clickpkg")
+            args = ["install", f"--root={root}", "--allow-unauthenticated", "--all-users",
+                    str(pkg)]
+            if tool is None:
+                ours(cli, env, *args, "--hooks-dir=/usr/share/click/hooks")
+            else:
+                assert run(tool + args).returncode == 0
+            seen.append({k: v.replace(str(root), "ROOT") for k, v in links(out).items()})
+            shutil.rmtree(out)
+        assert seen[0] == seen[1] and len(seen[0]) == 2
+    finally:
+        hook.unlink()
