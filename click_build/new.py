@@ -48,6 +48,9 @@ FRAMEWORKS: dict[str, float] = {
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 EMAIL_RE = re.compile(r"^[^\s<>@,;\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+#: Versions that are both Debian and plain PEP 440 (the python template keeps its
+#: version in [project].version, which setuptools checks).
+PEP440_RE = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$")
 #: Hooks make file names from the app id NAME_APP_VERSION (``${id}.desktop``
 #: and ``click_${id}`` AppArmor profiles); keep them under the 255-byte limit.
 MAX_APP_ID = 230
@@ -193,9 +196,14 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
     if not isinstance(app, str) or not APP_NAME_RE.match(app):
         bad("app_name", "must be lower-case letters, digits and '-', starting with a "
                         "letter or digit (e.g. 'hello-world')")
-    elif answers.get("_kind") == "python" and not app[0].isalpha():
-        bad("app_name", "must start with a letter: the python template makes a Python "
-                        "module of the same name")
+    elif answers.get("_kind") == "python":
+        module = app.replace("-", "_")
+        if not app[0].isalpha():
+            bad("app_name", "must start with a letter: the python template makes a Python "
+                            "module of the same name")
+        elif module in sys.stdlib_module_names:
+            bad("app_name", f"would make the Python module {module!r}, which hides the "
+                            "standard library's; choose another name")
     if not isinstance(namespace, str) or not NAMESPACE_RE.match(namespace):
         bad("namespace", "must be your reverse domain or developer name: lower-case "
                          "labels of letters, digits and '-' joined by dots "
@@ -213,6 +221,9 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
     problem = version_problem(version) if isinstance(version, str) else "must be a string"
     if problem:
         bad("version", f"is not a valid Debian version ({problem}), e.g. '1.0.0'")
+    elif answers.get("_kind") == "python" and not PEP440_RE.match(str(version)):
+        bad("version", "must also be a PEP 440 version such as '1.0.0' or '1.0rc1': the "
+                       "python template keeps it in pyproject.toml, where setuptools reads it")
     if problems:
         return problems
 

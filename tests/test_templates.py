@@ -31,6 +31,23 @@ UNUSUAL = {
     "framework": "ubuntu-sdk-20.04",
 }
 ANSWER_SETS = {"defaults": DEFAULTS, "unusual": UNUSUAL}
+#: The python template keeps the version in [project].version: it must be PEP 440 too.
+PYTHON_UNUSUAL_VERSION = "2024.12.1rc3"
+
+
+def answers_for(kind: str, label: str) -> dict[str, str]:
+    answers = dict(ANSWER_SETS[label])
+    if kind == "python" and "version" in answers:
+        answers["version"] = PYTHON_UNUSUAL_VERSION
+    return answers
+
+
+def source_version(project: Path) -> str:
+    """The version the project declares: manifest.json, or [project] for python."""
+    manifest = json.loads((project / "manifest.json").read_text(encoding="utf-8"))
+    if "version" in manifest:
+        return str(manifest["version"])
+    return str(tomllib.loads((project / "pyproject.toml").read_text())["project"]["version"])
 #: Files of the project that are not part of the app (left out of the package).
 NOT_IN_PACKAGE = ["pyproject.toml", "README.md", "po", "tests"]
 
@@ -52,9 +69,9 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     """Every template rendered once with each answer set (shared by the read-only tests)."""
     projects = {}
     for kind in KINDS:
-        for label, answers in ANSWER_SETS.items():
+        for label in ANSWER_SETS:
             out = tmp_path_factory.mktemp(f"{kind}-{label}")
-            new(out, kind, answers)
+            new(out, kind, answers_for(kind, label))
             projects[kind, label] = project_of(out)
     return projects
 
@@ -80,7 +97,7 @@ def test_manifest_and_hook_files_follow_the_answers(
 ) -> None:
     project = rendered[kind, label]
     answers = {**json.loads((ROOT / "templates" / kind / "cookiecutter.json").read_text()),
-               **ANSWER_SETS[label]}
+               **answers_for(kind, label)}
     app = project.name
     if label == "defaults":
         assert app == "hello-world"
@@ -90,7 +107,9 @@ def test_manifest_and_hook_files_follow_the_answers(
     framework = answers["framework"] if label == "unusual" else "ubuntu-touch-24.04-1.x"
     assert manifest["name"] == f"{app}.{answers['namespace']}"
     assert manifest["title"] == answers["title"]
-    assert manifest["version"] == answers["version"]
+    assert source_version(project) == answers["version"]
+    if kind == "python":  # one place for the version: pyproject.toml
+        assert "version" not in manifest
     assert manifest["framework"] == framework
     assert manifest["maintainer"] == f"{answers['maintainer_name']} <{answers['maintainer_email']}>"
     assert manifest["hooks"] == {app: {"desktop": f"{app}.desktop", "apparmor": f"{app}.apparmor"}}
@@ -100,7 +119,8 @@ def test_manifest_and_hook_files_follow_the_answers(
     # Readable UTF-8 JSON, not \u escapes (our tojson), and valid by our rules.
     text = (project / "manifest.json").read_text(encoding="utf-8")
     assert "\\u00" not in text and "\\u003c" not in text
-    assert not answer_problems({**answers, "app_name": app, "framework": framework})
+    assert not answer_problems({**answers, "app_name": app, "framework": framework,
+                                "version": source_version(project)})
     apparmor = json.loads((project / f"{app}.apparmor").read_text())
     assert apparmor["policy_version"] == FRAMEWORKS[framework]
     assert apparmor["policy_version"] == {"ubuntu-touch-24.04-1.x": 2404.1,
@@ -118,7 +138,7 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
     expected_kind = {"cpp": "cmake"}.get(kind, kind)
     assert pyproject["tool"]["click-build"]["kind"] == expected_kind
     readme = (project / "README.md").read_text(encoding="utf-8")
-    title = (ANSWER_SETS[label] or {"title": "Hello World"})["title"]
+    title = answers_for(kind, label).get("title", "Hello World")
     assert readme.startswith(f"# {title}\n")
     assert "python -m build" in readme and "click-build install" in readme
     gitignore = (project / ".gitignore").read_text()
@@ -133,7 +153,15 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
         apparmor = json.loads((project / f"{project.name}.apparmor").read_text())
         # Local content: the default template and the web engine, nothing more.
         assert "template" not in apparmor and apparmor["policy_groups"] == ["webview"]
-    if kind == "qml":
+    if kind == "python":
+        module = project.name.replace("-", "_")
+        assert pyproject["project"]["name"] == project.name
+        assert pyproject["tool"]["setuptools"]["packages"] == [module]
+        assert (project / "src" / module / "__init__.py").is_file()
+        assert "setuptools>=68" in requires
+        main = (project / "qml/Main.qml").read_text(encoding="utf-8")
+        assert "import io.thp.pyotherside" in main and f'importModule("{module}"' in main
+    if kind in ("qml", "python"):
         assert "Exec=qmlscene %U qml/Main.qml\n" in desktop
         main = (project / "qml/Main.qml").read_text(encoding="utf-8")
         assert "import Lomiri.Components 1.3" in main and "MainView {" in main
@@ -164,7 +192,7 @@ def test_translation_template_makes_a_catalog(
     run([need("msginit"), "--no-translator", "-i", str(pot), "-o", str(po), "-l", "de_DE.UTF-8"])
     run([need("msgfmt"), "--check", str(po), "-o", str(tmp_path / "de.mo")])
     text = po.read_text(encoding="utf-8")
-    assert 'msgid "Hello World!"' in text
+    assert 'msgid "Hello World!"' in text or 'msgid "Hello from Python %1!"' in text
     if label == "unusual":
         assert json.dumps(UNUSUAL["title"], ensure_ascii=False) in text
 
@@ -195,19 +223,32 @@ def _xvfb_env() -> dict[str, str]:
     return {k: v for k, v in env.items() if v}
 
 
+def run_qml_tests(project: Path) -> subprocess.CompletedProcess[str]:
+    """qmltestrunner on the project's tests/ under Xvfb (software OpenGL)."""
+    return run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
+                need("qmltestrunner"), "-input", "tests"], cwd=project,
+               env={**_xvfb_env(), "LIBGL_ALWAYS_SOFTWARE": "1"})
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("label", list(ANSWER_SETS))
+@pytest.mark.parametrize(("kind", "label"), [c for c in CASES if c[0] in ("qml", "python")])
 def test_qml_app_runs_its_own_tests_with_lomiri_components(
-    rendered: dict[tuple[str, str], Path], label: str
+    rendered: dict[tuple[str, str], Path], kind: str, label: str
 ) -> None:
-    """The generated QML test loads Main.qml with the real Lomiri Components and
-    taps its button (Xvfb, software OpenGL)."""
-    project = rendered["qml", label]
-    result = run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
-                  need("qmltestrunner"), "-input", "tests"], cwd=project,
-                 env={**_xvfb_env(), "LIBGL_ALWAYS_SOFTWARE": "1"})
-    assert "PASS   : qmltestrunner::Main::test_greeting_counts_taps()" in result.stdout
+    """The generated QML test loads Main.qml with the real Lomiri Components (and,
+    for python, the real PyOtherSide calling src/) and drives the page."""
+    result = run_qml_tests(rendered[kind, label])
+    test = {"qml": "test_greeting_counts_taps", "python": "test_python_answers"}[kind]
+    assert f"PASS   : qmltestrunner::Main::{test}()" in result.stdout
     assert "Totals: 3 passed, 0 failed" in result.stdout
+
+
+@pytest.mark.parametrize("label", list(ANSWER_SETS))
+def test_python_app_runs_its_own_pytest(rendered: dict[tuple[str, str], Path],
+                                        label: str) -> None:
+    project = rendered["python", label]
+    result = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project)
+    assert "2 passed" in result.stdout
 
 
 @pytest.mark.parametrize("label", list(ANSWER_SETS))
@@ -254,10 +295,18 @@ BAD_ANSWERS = [
     ({"description": ""}, "description: '' must not be empty"),
     ({"app_name": "a" * 120, "namespace": "b" * 120}, "the app id"),
 ]
+PYTHON_BAD_ANSWERS = [
+    ({"app_name": "1app"}, "app_name: '1app' must start with a letter"),
+    ({"app_name": "json"}, "hides the standard library's"),
+    ({"version": "1.0~rc1"}, "must also be a PEP 440 version"),
+    ({"version": "2:1.0"}, "must also be a PEP 440 version"),
+]
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize(("answers", "fragment"), BAD_ANSWERS)
+@pytest.mark.parametrize(("kind", "answers", "fragment"), [
+    *((kind, answers, fragment) for kind in KINDS for answers, fragment in BAD_ANSWERS),
+    *(("python", answers, fragment) for answers, fragment in PYTHON_BAD_ANSWERS),
+])
 def test_bad_answers_write_nothing(tmp_path: Path, kind: str, answers: dict[str, str],
                                    fragment: str) -> None:
     out = tmp_path / "out"
@@ -355,10 +404,11 @@ def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_plain_cookiecutter_makes_the_same_project(tmp_path: Path, kind: str) -> None:
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
-    new(ours, kind, UNUSUAL)
+    answers = answers_for(kind, "unusual")
+    new(ours, kind, answers)
     cookiecutter = Path(sys.executable).with_name("cookiecutter")
     run([str(cookiecutter), "--no-input", "-o", str(theirs), str(ROOT / "templates" / kind),
-         *(f"{k}={v}" for k, v in UNUSUAL.items())], env={"HOME": str(tmp_path)})
+         *(f"{k}={v}" for k, v in answers.items())], env={"HOME": str(tmp_path)})
     files = sorted(p.relative_to(ours) for p in ours.rglob("*"))
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*"))
     for rel in files:

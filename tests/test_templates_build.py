@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, run
-from test_templates import ANSWER_SETS, KINDS, new, project_of
+from test_templates import ANSWER_SETS, KINDS, answers_for, new, project_of, run_qml_tests
 
 #: Python and CMake builds compile or install real things: mark them slow.
 SLOW_KINDS = {"python", "cpp"}
@@ -31,7 +31,7 @@ def built(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, d
     """Render a template and build it with `python -m build -n -x` (sdist, then the
     .click from the sdist); return the project, the .click and the source manifest."""
     kind, label = request.param
-    new(tmp_path / "src", kind, ANSWER_SETS[label])
+    new(tmp_path / "src", kind, answers_for(kind, label))
     project = project_of(tmp_path / "src")
     result = run([sys.executable, "-m", "build", "-n", "-x", "-o", str(tmp_path / "dist")],
                  cwd=project)
@@ -90,3 +90,24 @@ def test_built_package_verifies_reviews_and_installs(
     for target in manifest["hooks"][app].values():  # type: ignore[index]
         assert (installed / target).is_file()
     assert json.loads((installed / f".click/info/{name}.manifest").read_text())["name"] == name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("built", [pytest.param(("python", "unusual"), id="python-unusual")],
+                         indirect=True)
+def test_installed_python_app_finds_its_code(
+    built: tuple[Path, Path, dict[str, object]], db_root: Path, tmp_path: Path
+) -> None:
+    """The QML test, run against the *installed* tree (no src/ there), reaches the
+    Python module through lib/python3/dist-packages, as on a device."""
+    project, click, manifest = built
+    run([*CLICK_BUILD, "install", "--root", str(db_root), "--allow-unauthenticated",
+         "--force-missing-framework", str(click)])
+    (installed,) = (db_root / str(manifest["name"])).glob("[0-9]*")
+    assert not (installed / "src").exists()
+    tree = tmp_path / "installed"
+    shutil.copytree(installed, tree, symlinks=True, ignore=shutil.ignore_patterns(".click"))
+    shutil.copytree(project / "tests", tree / "tests")
+    (tree / "tests/test_app.py").unlink()
+    result = run_qml_tests(tree)
+    assert "PASS   : qmltestrunner::Main::test_python_answers()" in result.stdout
