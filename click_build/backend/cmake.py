@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import _console
-from ..build import SOURCE_IGNORES, Entry, stage_tree
+from ..build import Entry, stage_tree
 from ..errors import BuildError, ConfigError
 from .appmanifest import ManifestSource, read_manifest_file
 
@@ -55,13 +55,14 @@ def missing_tools(project: Project) -> list[str]:
         os.chdir(old)
 
 
-def mirror_sources(root: Path, mirror: Path, ignores: list[str]) -> int:
+def mirror_sources(root: Path, mirror: Path, ignores: list[str],
+                   exclude: list[Path] | None = None) -> int:
     """Make ``mirror`` hold the project's source files; copy only what changed.
 
     Returns the number of files copied.  Files the build wrote into the
     mirror (a regenerated ``.pot``) are put back to the checkout's version.
     """
-    entries = stage_tree(root, ignores, default_ignores=SOURCE_IGNORES)
+    entries = stage_tree(root, ignores, exclude=exclude or [])
     wanted = {e.arcname for e in entries}
     copied = 0
     for e in entries:
@@ -123,7 +124,8 @@ def stage_cmake(ctx: Context) -> Staged:
     build = ctx.work / "cmake"
     source.mkdir(exist_ok=True)
     mirror_ignores = [*build_dir_patterns(project), "/dist", ".venv"]
-    copied = mirror_sources(project.root, source, mirror_ignores)
+    copied = mirror_sources(project.root, source, mirror_ignores,
+                            [ctx.outdir] if ctx.outdir else [])
     _console.info(f"* Sources mirrored into {source} ({copied} changed)")
     try:
         cmake = CMake.default_search(version=skb.cmake.version, env=os.environ)  # type: ignore[attr-defined]
