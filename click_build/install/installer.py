@@ -155,6 +155,9 @@ class Installer:
             target = os.path.join(package_dir, version)
             if self.db.has_package_version(name, version) and not os.path.exists(target):
                 return None  # unpacked in an underlay already: only register it
+            if os.path.islink(package_dir):
+                raise InstallError(f"{package_dir} is a symbolic link; refusing to write "
+                                   "through it")
             if not os.path.isdir(package_dir):
                 os.mkdir(package_dir, 0o755)
                 chown_to(package_dir, self._owner)

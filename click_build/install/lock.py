@@ -30,6 +30,8 @@ class DatabaseLock:
         self._fd = -1
 
     def __enter__(self) -> DatabaseLock:
+        if os.path.islink(self.admin) or os.path.islink(self.tmp or ""):
+            raise InstallError(f"{self.admin} is a symbolic link; refusing to write through it")
         try:
             makedirs(self.admin, self.owner)
             lock = os.path.join(self.admin, "lock")
