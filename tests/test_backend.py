@@ -165,3 +165,23 @@ def test_pip_install_fails_with_one_line(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "click-build produces .click packages; use python -m build" in result.stderr
     assert "BadZipFile" not in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.oracle
+def test_bdist_click_for_setup_py_projects(tmp_path: Path) -> None:
+    from backend_helpers import PACKAGES
+
+    project = copy_project(PACKAGES / "setup-py-app", tmp_path / "app")
+    run([sys.executable, "setup.py", "-q", "bdist_click", "-d", "out"], cwd=project)
+    click = only_click(project / "out")
+    assert click.name == "legacy-py.tester_0.3_all.click"
+    verify_both(click)
+    members = data_members(click)
+    assert "./lib/python3/dist-packages/legacypy/__init__.py" in members
+    assert "./qml/Main.qml" in members
+    assert not [m for m in members if m.startswith(("./legacypy", "./build", "./setup.py"))]
+    result = run([sys.executable, "setup.py", "-q", "bdist_click", "-a", "armhf",
+                  "-m", "nothere.json"], cwd=project, check=False)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "click-build: error: pyproject.toml: tool.click-build.manifest: 'nothere.json' " \
+           "does not exist" in result.stderr

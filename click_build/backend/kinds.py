@@ -34,6 +34,7 @@ class Context:
     manifest: ManifestSource | None
     outdir: Path | None = None  # left out of the package when it lies inside the tree
     python_build_lib: Path | None = None  # set by bdist_click, which ran build_py itself
+    python_sources: tuple[str, ...] = ()  # ... and the source folders it built from
 
     @property
     def source_root(self) -> Path:

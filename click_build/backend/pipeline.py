@@ -198,9 +198,12 @@ def build_package(
     config_settings: ConfigSettings | None = None,
     overrides: Mapping[str, object] | None = None,
     python_build_lib: Path | None = None,
+    python_sources: tuple[str, ...] = (),
+    require_pyproject: bool = True,
 ) -> Path:
     """Build the project in ``root`` into ``outdir``; return the .click path."""
-    project = load_project(root, config_settings, overrides=overrides)
+    project = load_project(root, config_settings, overrides=overrides,
+                           require_pyproject=require_pyproject)
     kind = resolve(project)
     source = find_manifest(project, kind)
     peek = source.peek() if source else {}
@@ -218,7 +221,7 @@ def build_package(
     with work_dir(project, kind, arch) as work:
         shutil.rmtree(work / "click-filled", ignore_errors=True)
         ctx = Context(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
-                      Path(outdir), python_build_lib)
+                      Path(outdir), python_build_lib, python_sources)
         staged = stage(ctx)
         source = staged.manifest or source
         if source is None:

@@ -28,7 +28,10 @@ from .elf import MANYLINUX_MACHINES, scan_architectures
 if TYPE_CHECKING:
     from .kinds import Context
 
-__all__ = ["pip_command", "python_requires_ok", "run_build_py", "stage_python", "vendor"]
+__all__ = [
+    "pip_command", "python_requires_ok", "run_build_py", "source_excludes", "stage_python",
+    "vendor",
+]
 
 
 def _echo(cmd: list[str]) -> None:
@@ -169,7 +172,7 @@ def stage_python(ctx: Context) -> list[Entry]:
         raise ConfigError("pyproject.toml: tool.click-build.python.packages-dir: must be a "
                           "relative folder inside the package")
     if ctx.python_build_lib is not None:
-        build_lib, sources = ctx.python_build_lib, []
+        build_lib, sources = ctx.python_build_lib, list(ctx.python_sources)
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],
@@ -198,20 +201,26 @@ def _main(argv: list[str]) -> int:
             f.write("from setuptools import setup\nsetup()\n")
     dist = run_setup(script, ["egg_info", "--egg-base", egg_base,
                               "build_py", "--build-lib", build_lib], stop_after="run")
-    cmd = dist.get_command_obj("build_py")
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump({"exclude": source_excludes(dist)}, f)
+    return 0
+
+
+def source_excludes(dist: object) -> list[str]:
+    """Patterns for the folders and modules setuptools built from: not data files."""
+    cmd = dist.get_command_obj("build_py")  # type: ignore[attr-defined]
+    cmd.ensure_finalized()
     exclude = set()
     package_dir = getattr(dist, "package_dir", None) or {}
     if package_dir.get(""):
         exclude.add("/" + package_dir[""].strip("/"))
-    for package in dist.packages or []:
-        path = cmd.get_package_dir(package.split(".")[0])  # type: ignore[attr-defined]
+    for package in getattr(dist, "packages", None) or []:
+        path = cmd.get_package_dir(package.split(".")[0])
         if path and path not in (".", ""):
             exclude.add("/" + path.replace(os.sep, "/").split("/")[0])
-    for module in dist.py_modules or []:
+    for module in getattr(dist, "py_modules", None) or []:
         exclude.add("/" + module.replace(".", "/") + ".py")
-    with open(report, "w", encoding="utf-8") as f:
-        json.dump({"exclude": sorted(exclude)}, f)
-    return 0
+    return sorted(exclude)
 
 
 if __name__ == "__main__":

@@ -344,8 +344,10 @@ def _build(cls: type, tree: Mapping[str, object]) -> object:
     return cls(**kwargs)
 
 
-def read_pyproject(root: Path) -> dict[str, object]:
+def read_pyproject(root: Path, required: bool = True) -> dict[str, object]:
     path = root / "pyproject.toml"
+    if not required and not path.exists():
+        return {}
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
@@ -376,10 +378,11 @@ def load_project(
     config_settings: ConfigSettings | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, object] | None = None,
+    require_pyproject: bool = True,
 ) -> Project:
     """Read pyproject.toml and merge: TOML < ``CLICK_BUILD_*`` < ``-C`` < ``overrides``."""
     root = Path(root).resolve()
-    data = read_pyproject(root)
+    data = read_pyproject(root, require_pyproject)
     tool = data.get("tool", {})
     table = tool.get("click-build", {}) if isinstance(tool, dict) else {}
     tree = _from_toml(table, Settings, "pyproject.toml: tool.click-build")
