@@ -1,0 +1,274 @@
+# ClickBuildFinalize.cmake: what ClickBuild does once the whole project is known.
+#
+# Included by ClickBuild.cmake.  click_manifest(), click_add_hook(),
+# click_translations() and click_package() only record what they were asked;
+# _click_finalize() runs deferred at the end of the top-level CMakeLists.txt,
+# so the order of those calls and the directory they are made in do not matter.
+
+function(_click_finalize)
+  _click_check_architecture()
+  _click_finalize_translations()
+  _click_finalize_hooks(hook_args apparmor_args)
+  _click_finalize_manifest("${hook_args}" "${apparmor_args}" package_file)
+  _click_finalize_packages("${package_file}")
+endfunction()
+
+function(_click_check_architecture)
+  _click_compiles(compiles)
+  if(compiles AND CLICK_ARCH STREQUAL "all" AND "$CACHE{_CLICK_ARCH_AUTO}" STREQUAL "all")
+    message(FATAL_ERROR
+      "ClickBuild: CLICK_ARCH became 'all' because no language was enabled when "
+      "ClickBuild was loaded, but the project compiles code. Fix: call "
+      "find_package(ClickBuild) after project(... CXX) or enable_language(), or pass "
+      "-DCLICK_ARCH=<architecture>")
+  endif()
+  if(compiles AND NOT "${CLICK_ARCH_TRIPLET}" STREQUAL ""
+     AND NOT "${CMAKE_LIBRARY_ARCHITECTURE}" STREQUAL ""
+     AND NOT CLICK_ARCH_TRIPLET STREQUAL CMAKE_LIBRARY_ARCHITECTURE)
+    message(WARNING
+      "ClickBuild: the package is declared ${CLICK_ARCH} (${CLICK_ARCH_TRIPLET}), but the "
+      "compiler builds for ${CMAKE_LIBRARY_ARCHITECTURE}. Fix: cross-compile with a "
+      "toolchain file for ${CLICK_ARCH_TRIPLET}, or drop CLICK_ARCH / the ARCH and "
+      "ARCH_TRIPLET environment variables")
+  endif()
+endfunction()
+
+function(_click_finalize_translations)
+  get_property(spec GLOBAL PROPERTY _CLICK_TRANSLATIONS)
+  if(NOT spec)
+    return()
+  endif()
+  string(REPLACE "|" ";" spec "${spec}")
+  list(GET spec 0 domain)
+  list(GET spec 1 po_dir)
+  list(GET spec 2 pot_target)
+  list(GET spec 3 source_dir)
+  get_property(po_files GLOBAL PROPERTY _CLICK_PO_FILES)
+  get_property(sources GLOBAL PROPERTY _CLICK_TRANSLATION_SOURCES)
+
+  # .mo files, and a LINGUAS folder for msgfmt --desktop's bulk mode.
+  set(linguas_dir "${CMAKE_BINARY_DIR}/click/po")
+  file(REMOVE_RECURSE "${linguas_dir}")
+  file(MAKE_DIRECTORY "${linguas_dir}")
+  set(languages "")
+  set(outputs "")
+  foreach(po IN LISTS po_files)
+    get_filename_component(lang "${po}" NAME_WE)
+    list(APPEND languages "${lang}")
+    file(CREATE_LINK "${po}" "${linguas_dir}/${lang}.po" SYMBOLIC)
+    set(mo "${CMAKE_BINARY_DIR}/click/locale/${lang}/LC_MESSAGES/${domain}.mo")
+    get_filename_component(mo_dir "${mo}" DIRECTORY)
+    add_custom_command(OUTPUT "${mo}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${mo_dir}"
+      COMMAND "${CLICK_MSGFMT_EXECUTABLE}" --check-format -o "${mo}" "${po}"
+      DEPENDS "${po}"
+      COMMENT "Compiling ${lang} translations"
+      VERBATIM)
+    install(FILES "${mo}" DESTINATION "${CLICK_INSTALL_LOCALEDIR}/${lang}/LC_MESSAGES")
+    list(APPEND outputs "${mo}")
+  endforeach()
+  string(REPLACE ";" "\n" linguas "${languages}")
+  file(WRITE "${linguas_dir}/LINGUAS" "${linguas}\n")
+  if(outputs)
+    add_custom_target(click_translations ALL DEPENDS ${outputs})
+  endif()
+  set_property(GLOBAL PROPERTY _CLICK_LINGUAS_DIR "${linguas_dir}")
+
+  # The .pot template, written next to the .po files for translators.
+  set(pot "${po_dir}/${domain}.pot")
+  set(keywords
+    --keyword=tr:1,1t --keyword=tr:1,2,3t --keyword=ctr:1c,2,2t --keyword=dtr:2,2t
+    --keyword=dtr:2,3,4t --keyword=dctr:2c,3,3t --keyword=qsTr:1 --keyword=qsTrId:1
+    --keyword=qsTranslate:1c,2 --keyword=QT_TR_NOOP:1 --keyword=QT_TRANSLATE_NOOP:1c,2
+    --keyword=_ --keyword=N_)
+  set(commands "")
+  set(join "")
+  set(relative "")
+  foreach(source IN LISTS sources)
+    file(RELATIVE_PATH rel "${source_dir}" "${source}")
+    list(APPEND relative "${rel}")
+  endforeach()
+  if(relative)
+    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}"
+      --from-code=UTF-8 --language=C++ --qt --add-comments=TRANSLATORS ${keywords}
+      "--package-name=${domain}" --sort-by-file ${relative})
+    set(join --join-existing)
+  endif()
+  get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
+  set(desktop "")
+  foreach(entry IN LISTS hooks)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 1 hook)
+    list(GET entry 4 original)
+    if(hook STREQUAL "desktop")
+      file(RELATIVE_PATH rel "${source_dir}" "${original}")
+      list(APPEND desktop "${rel}")
+    endif()
+  endforeach()
+  if(desktop)
+    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}" ${join}
+      --from-code=UTF-8 --language=Desktop "--package-name=${domain}" ${desktop})
+  endif()
+  if(NOT commands)
+    message(FATAL_ERROR
+      "click_translations(${domain}): nothing to translate; list the QML, JavaScript and "
+      "C++ files with SOURCES (or add a DESKTOP file with click_add_hook())")
+  endif()
+  add_custom_target("${pot_target}" ${commands}
+    WORKING_DIRECTORY "${source_dir}"
+    COMMENT "Extracting translatable strings into ${pot}"
+    VERBATIM)
+endfunction()
+
+# Install every hook file; return the manifest's --hook and --apparmor arguments.
+function(_click_finalize_hooks hook_args apparmor_args)
+  get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
+  get_property(linguas_dir GLOBAL PROPERTY _CLICK_LINGUAS_DIR)
+  get_property(po_files GLOBAL PROPERTY _CLICK_PO_FILES)
+  set(hooks_out "")
+  set(apparmor_out "")
+  set(desktop_outputs "")
+  foreach(entry IN LISTS hooks)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 0 app)
+    list(GET entry 1 hook)
+    list(GET entry 2 source)
+    list(GET entry 3 path)
+    get_filename_component(name "${path}" NAME)
+    get_filename_component(dir "${path}" DIRECTORY)
+    if(dir STREQUAL "")
+      set(dir ".")
+    endif()
+    list(APPEND hooks_out --hook "${app}" "${hook}" "${path}")
+    set(file "${source}")
+    if(hook STREQUAL "desktop" AND po_files)
+      set(file "${CMAKE_BINARY_DIR}/click/desktop/${app}/${name}")
+      add_custom_command(OUTPUT "${file}"
+        COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/click/desktop/${app}"
+        COMMAND "${CLICK_MSGFMT_EXECUTABLE}" --desktop "--template=${source}"
+                -d "${linguas_dir}" -o "${file}"
+        DEPENDS "${source}" ${po_files}
+        COMMENT "Translating ${name}"
+        VERBATIM)
+      list(APPEND desktop_outputs "${file}")
+    elseif(hook STREQUAL "apparmor" AND EXISTS "${source}")
+      set(file "${CMAKE_BINARY_DIR}/click/apparmor/${app}/${name}")
+      list(APPEND apparmor_out --apparmor "${source}" "${file}")
+    endif()
+    if(NOT CLICK_MODE)
+      if(hook STREQUAL "desktop")  # a desktop install: only the launcher makes sense
+        install(FILES "${file}" DESTINATION "${CMAKE_INSTALL_DATADIR}/applications"
+          RENAME "${name}")
+      endif()
+    elseif(IS_DIRECTORY "${file}")
+      install(DIRECTORY "${file}/" DESTINATION "${path}")
+    else()
+      install(FILES "${file}" DESTINATION "${dir}" RENAME "${name}")
+    endif()
+  endforeach()
+  if(desktop_outputs)
+    add_custom_target(click_desktop_files ALL DEPENDS ${desktop_outputs})
+  endif()
+  set(${hook_args} "${hooks_out}" PARENT_SCOPE)
+  set(${apparmor_args} "${apparmor_out}" PARENT_SCOPE)
+endfunction()
+
+# Assemble and validate manifest.json through the Python core; return the
+# package's file name ("" when the project installs its own manifest).
+function(_click_finalize_manifest hook_args apparmor_args package_file)
+  set(${package_file} "" PARENT_SCOPE)
+  get_property(have GLOBAL PROPERTY _CLICK_MANIFEST_ARGS SET)
+  if(NOT have)
+    if(hook_args)
+      message(FATAL_ERROR
+        "ClickBuild: click_add_hook() declares hooks, but the project has no "
+        "click_manifest(). Fix: add click_manifest(manifest.json.in) or "
+        "click_manifest(NAME ... TITLE ... MAINTAINER ...)")
+    endif()
+    return()
+  endif()
+  get_property(args GLOBAL PROPERTY _CLICK_MANIFEST_ARGS)
+  set(output "${CMAKE_BINARY_DIR}/click/manifest.json")
+  list(APPEND args --default framework "${CLICK_FRAMEWORK}"
+    --default architecture "${CLICK_ARCH}" ${hook_args} ${apparmor_args})
+  _click_user_value(CLICK_APPARMOR_POLICY policy)
+  if(policy STREQUAL "")
+    set(policy "$ENV{APPARMOR_POLICY}")
+  endif()
+  if(NOT policy STREQUAL "")
+    list(APPEND args --policy-version "${policy}")
+  endif()
+  _click_run_python(summary _cmake manifest --output "${output}" ${args})
+  foreach(key name version architecture framework filename)
+    string(JSON ${key} GET "${summary}" ${key})
+  endforeach()
+  if(NOT architecture STREQUAL CLICK_ARCH AND NOT architecture STREQUAL "multi")
+    _click_compiles(compiles)
+    if(compiles)
+      message(WARNING
+        "ClickBuild: the manifest says architecture '${architecture}', but this build "
+        "compiles for ${CLICK_ARCH}. Fix: write \"architecture\": \"@CLICK_ARCH@\" in "
+        "the manifest template (or leave the field out)")
+    endif()
+  endif()
+  if(CLICK_MODE)
+    install(FILES "${output}" DESTINATION ".")
+  endif()
+  message(STATUS "ClickBuild: ${name} ${version} for ${framework} -> ${filename}")
+  set(${package_file} "${filename}" PARENT_SCOPE)
+endfunction()
+
+function(_click_collect_targets dir out)
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirectories DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirectories)
+    _click_collect_targets("${sub}" more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} "${targets}" PARENT_SCOPE)
+endfunction()
+
+function(_click_finalize_packages package_file)
+  get_property(packages GLOBAL PROPERTY _CLICK_PACKAGE_TARGETS)
+  if(NOT packages)
+    return()
+  endif()
+  # The package depends on what "all" builds, so `--target click` builds it first.
+  _click_collect_targets("${CMAKE_SOURCE_DIR}" targets)
+  set(built "")
+  foreach(target IN LISTS targets)
+    if(target IN_LIST packages)
+      continue()
+    endif()
+    get_target_property(type "${target}" TYPE)
+    get_target_property(excluded "${target}" EXCLUDE_FROM_ALL)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY" AND NOT excluded)
+      list(APPEND built "${target}")
+    endif()
+  endforeach()
+  get_property(stage GLOBAL PROPERTY CLICK_STAGING_DIR)
+  foreach(package IN LISTS packages)
+    get_property(spec GLOBAL PROPERTY _CLICK_PACKAGE_${package})
+    get_property(ignore GLOBAL PROPERTY _CLICK_PACKAGE_${package}_IGNORE)
+    string(REPLACE "|" ";" spec "${spec}")
+    list(GET spec 0 outdir)
+    list(GET spec 1 arguments)
+    if(built)
+      add_dependencies("${package}" ${built})
+    endif()
+    set(file "")
+    if(package_file)
+      set(file "${outdir}/${package_file}")
+    endif()
+    set_property(TARGET "${package}" PROPERTY CLICK_PACKAGE_FILE "${file}")
+    file(WRITE "${arguments}"
+      "# Written by ClickBuild at configure time; read by ClickPackage.cmake.\n"
+      "set(CLICK_BINARY_DIR [==[${CMAKE_BINARY_DIR}]==])\n"
+      "set(CLICK_STAGE [==[${stage}]==])\n"
+      "set(CLICK_PYTHON [==[${Python3_EXECUTABLE}]==])\n"
+      "set(CLICK_OUTPUT_DIRECTORY [==[${outdir}]==])\n"
+      "set(CLICK_IGNORE [==[${ignore}]==])\n"
+      "set(CLICK_PACKAGE_FILE [==[${file}]==])\n"
+      "set(CLICK_STAMP [==[${CMAKE_BINARY_DIR}/click/${package}.stamp]==])\n")
+  endforeach()
+endfunction()
