@@ -115,7 +115,7 @@ class Settings:
 
     build_dir: str = ""
     """Build folder, relative to the project; ``{arch}`` is replaced.  Empty:
-    ``build/click/{arch}`` for ``cmake`` (kept, so the next build is incremental),
+    ``build/click-{arch}`` for ``cmake`` (kept, so the next build is incremental),
     a temporary folder for the other kinds."""
 
     python: PythonSettings = field(default_factory=PythonSettings)
