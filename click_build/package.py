@@ -468,7 +468,8 @@ def _entry(info: tarfile.TarInfo, result: ScanResult) -> DataEntry:
 
 def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
     """Stream the data archive once, checking every entry and every md5 sum."""
-    declared = int(pkg.field("Installed-Size") or 0)
+    size = pkg.field("Installed-Size") or "0"
+    declared = int(size) if size.isascii() and size.isdigit() else 0  # hostile: no crash
     budget = declared * 1024 + SIZE_MARGIN
     result = ScanResult()
     hashes: dict[str, str] = {}

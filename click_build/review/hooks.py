@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+# The manifest's strict JSON rules (no duplicate keys, no NaN) apply to hook files too.
+from ..manifest import _no_constant, _no_duplicates
 from ._collect import MAX_PARSED_FILE
 from .findings import Context
 
@@ -19,19 +21,6 @@ CONTENT_HUB_KEYS = ("destination", "share", "source")
 ACCOUNT_KEYS = ("plugin", "scope", "services", "translations")
 ACCOUNT_SERVICE_KEYS = ("auth", "description", "name", "provider", "settings")
 ACCOUNT_PLUGIN_KEYS = ("auth", "icon", "name", "qml", "settings")
-
-
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def load_json(ctx: Context, path: str, check: str, what: str,

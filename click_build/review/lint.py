@@ -51,6 +51,8 @@ VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arc
 LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
                      "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
                      "*.pro.user", "CMakeLists.txt.user")
+_VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
+_LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
 _SHOWN = 5
 _FIELD_HINTS = {
     "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
@@ -373,25 +375,32 @@ def _check_app_hooks(ctx: Context) -> None:
                         f"use one of: {', '.join(sorted(KNOWN_HOOKS))}")
 
 
+def _inside(path: str, folders: set[str]) -> bool:
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        if path in folders:
+            return True
+    return False
+
+
 def _check_leftovers(ctx: Context) -> None:
     assert ctx.data is not None
     data = ctx.data
     found: dict[str, list[str]] = {"lint.vcs": [], "lint.build-leftover": []}
-    flagged: list[str] = []
+    flagged: set[str] = set()
     for path in data.order:
-        if not path or any(path.startswith(f + "/") for f in flagged):
-            continue
+        if not path or (flagged and _inside(path, flagged)):
+            continue  # inside a folder already reported
         base = path.rsplit("/", 1)[-1]
         elf = data.elf.get(path)
-        if any(fnmatch.fnmatchcase(base, p) for p in VCS_PATTERNS):
+        if _VCS.match(base):
             found["lint.vcs"].append(path)
-        elif (any(fnmatch.fnmatchcase(base, p) for p in LEFTOVER_PATTERNS)
-              or (elf is not None and elf.kind == 4)):
+        elif _LEFTOVER.match(base) or (elf is not None and elf.kind == 4):
             found["lint.build-leftover"].append(path)
         else:
             continue
         if data.scan.kinds.get(path) == "dir":
-            flagged.append(path)
+            flagged.add(path)
     vcs = found["lint.vcs"]
     if vcs:
         ctx.report.add("lint.vcs", vcs[0], f"version-control data in the package: {_listing(vcs)}",

@@ -50,6 +50,8 @@ def _type_problem(key: str, value: object) -> str | None:
     elif key == "policy_version":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return "must be a JSON number such as 20.04, not a string"
+        if not -1e9 < value < 1e9:
+            return "is not a policy version (a number such as 20.04)"
     elif not isinstance(value, str):
         return "must be a string"
     return None
