@@ -49,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--allow-unauthenticated", action="store_true",
         help="accept a package that carries no trusted signature",
     )
+    p.add_argument(
+        "--keyring", metavar="FILE", action="append", default=[],
+        help="trust the keys in this keyring (repeatable; default: $CLICK_KEYRINGS, else "
+             "/etc/click/keyrings/ and debsig-verify's policies; see docs/signing.md)",
+    )
     p.set_defaults(func=run_verify)
 
 
@@ -71,9 +76,17 @@ def run_contents(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from ..errors import PackageError
     from ..frameworks import frameworks_dir
     from ..package import audit, open_click
+    from ..sign import check_file_signature
 
-    with open_click(args.path) as pkg:
-        audit(pkg, frameworks_dir(args.frameworks_dir), args.force_missing_framework)
+    try:
+        f = open(args.path, "rb")
+    except OSError as e:
+        raise PackageError(f"{args.path}: cannot open: {e.strerror}") from None
+    with f:  # one open file: the bytes whose signature is checked are the bytes audited
+        check_file_signature(f, args.keyring, args.allow_unauthenticated)
+        with open_click(f) as pkg:
+            audit(pkg, frameworks_dir(args.frameworks_dir), args.force_missing_framework)
     return 0
