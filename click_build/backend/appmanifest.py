@@ -53,7 +53,8 @@ class ManifestSource:
     def render(self, values: Mapping[str, str]) -> dict[str, object]:
         """The manifest with ``@VAR@``/``$ENV{}`` in a template substituted."""
         if self.table is not None:
-            return json.loads(json.dumps(self.table))  # a deep, JSON-clean copy
+            copy: dict[str, object] = json.loads(json.dumps(self.table))  # deep, JSON-clean
+            return copy
         assert self.text is not None
         text = substitute(self.text, values, self.label) if self.template else self.text
         return parse_json_object(text, self.label)

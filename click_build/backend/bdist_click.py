@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from setuptools import Command
+from setuptools import Command  # type: ignore[import-untyped, unused-ignore]
 
 __all__ = ["bdist_click"]
 
 
-class bdist_click(Command):  # noqa: N801 - setuptools command names are lower case
+class bdist_click(Command):  # type: ignore[misc, unused-ignore]  # noqa: N801
     """Build NAME_VERSION_ARCH.click: data files + the built packages + vendored dependencies."""
 
     description = "build a .click package (an Ubuntu Touch app) of this project"
@@ -54,7 +54,7 @@ class bdist_click(Command):  # noqa: N801 - setuptools command names are lower c
         try:
             path = build_package(
                 os.getcwd(), self.dist_dir, overrides=overrides,
-                python_build_lib=Path(build_py.build_lib),  # type: ignore[attr-defined]
+                python_build_lib=Path(build_py.build_lib),
                 python_sources=tuple(source_excludes(self.distribution)),
                 require_pyproject=False,
             )

@@ -11,6 +11,7 @@ import platform
 import shutil
 import subprocess
 from collections.abc import Iterable
+from typing import Literal
 
 __all__ = [
     "ARCH_TRIPLETS",
@@ -59,7 +60,7 @@ def elf_architecture(header: bytes) -> str | None:
     if len(header) < 52 or header[:4] != b"\x7fELF":
         return None
     is64 = header[4] == 2
-    order = "little" if header[5] == 1 else "big"
+    order: Literal["little", "big"] = "little" if header[5] == 1 else "big"
     machine = int.from_bytes(header[18:20], order)
     if machine == _EM_X86_64:
         return "amd64" if is64 else "x32"

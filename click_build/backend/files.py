@@ -14,7 +14,7 @@ from pathlib import Path
 from ..build import DEFAULT_IGNORES, Entry, package_timestamp, stage_tree
 from ..errors import BuildError
 
-__all__ = ["BACKEND_IGNORES", "PROJECT_FILES", "stage_files", "stage_with_includes"]
+__all__ = ["BACKEND_IGNORES", "PROJECT_FILES", "prefixed", "stage_files", "stage_with_includes"]
 
 #: What no app package or source package wants, whatever the kind.
 BACKEND_IGNORES: tuple[str, ...] = (
@@ -52,7 +52,7 @@ def stage_with_includes(
         if path.is_dir():
             sub = stage_tree(path, patterns, exclude=exclude, default_ignores=defaults)
             entries.append(Entry(rel, "dir", 0o755, 0, package_timestamp()))
-            entries.extend(_prefixed(e, rel) for e in sub)
+            entries.extend(prefixed(e, rel) for e in sub)
         else:
             st = path.stat()
             entries.append(Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644,
@@ -60,7 +60,8 @@ def stage_with_includes(
     return entries
 
 
-def _prefixed(e: Entry, prefix: str) -> Entry:
+def prefixed(e: Entry, prefix: str) -> Entry:
+    """The same entry one folder deeper, under ``prefix``."""
     return Entry(f"{prefix}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.source, e.target)
 
 

@@ -156,14 +156,9 @@ def _check_vendored(target: Path, arch: str, python: str) -> None:
                 f"{found}, but the package is for {arch}")
 
 
-def _prefixed(entries: list[Entry], prefix: str) -> list[Entry]:
-    return [Entry(f"{prefix}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.source, e.target)
-            for e in entries]
-
-
 def stage_python(ctx: Context) -> list[Entry]:
     """Data files of the tree + the app's packages + vendored dependencies."""
-    from .files import stage_files
+    from .files import prefixed, stage_files
     from .kinds import excluded_paths
 
     settings = ctx.project.settings
@@ -178,11 +173,11 @@ def stage_python(ctx: Context) -> list[Entry]:
     entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],
                           settings.include, excluded_paths(ctx))
     if build_lib.is_dir():
-        entries += _prefixed(stage_tree(build_lib), prefix)
+        entries += [prefixed(e, prefix) for e in stage_tree(build_lib)]
     if settings.python.vendor and ctx.project.dependencies:
         target = ctx.work / "python-vendor"
         vendor(ctx, target)
-        entries += _prefixed(stage_tree(target), prefix)
+        entries += [prefixed(e, prefix) for e in stage_tree(target)]
     return entries
 
 
@@ -191,7 +186,7 @@ def _main(argv: list[str]) -> int:
     root, build_lib, egg_base, report = argv
     os.chdir(root)
     sys.path.insert(0, root)
-    import setuptools  # noqa: F401  (installs its distutils)
+    import setuptools  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
     from distutils.core import run_setup
 
     script = os.path.join(root, "setup.py")

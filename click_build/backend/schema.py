@@ -19,7 +19,7 @@ import json
 import sys
 import types
 from pathlib import Path
-from typing import Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from . import settings as settings_module
 from .settings import Settings, toml_name
@@ -106,11 +106,11 @@ def tool_schema(tool_name: str = "click-build") -> dict[str, object]:
     return loaded
 
 
-def _type_name(schema: dict[str, object]) -> str:
+def _type_name(schema: dict[str, Any]) -> str:
     if "enum" in schema:
-        return " \\| ".join(f"`{json.dumps(v)}`" for v in schema["enum"])  # type: ignore[union-attr]
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in schema["enum"])
     if "oneOf" in schema:
-        return " or ".join(_type_name(s) for s in schema["oneOf"])  # type: ignore[union-attr, arg-type]
+        return " or ".join(_type_name(s) for s in schema["oneOf"])
     kind = schema.get("type")
     return {"string": "string", "boolean": "bool", "array": "list of strings",
             "object": "table"}.get(str(kind), str(kind))
@@ -120,11 +120,11 @@ def reference_markdown() -> str:
     """The settings tables of docs/backend.md."""
     out = [DOCS_BEGIN, ""]
 
-    def table(title: str, prefix: str, schema: dict[str, object]) -> None:
+    def table(title: str, prefix: str, schema: dict[str, Any]) -> None:
         out.extend([f"### `[{title}]`", "", str(schema.get("description", "")), "",
                     "| key | type | default | what it does |", "| --- | --- | --- | --- |"])
         nested = []
-        for key, prop in schema["properties"].items():  # type: ignore[union-attr]
+        for key, prop in schema["properties"].items():
             if prop.get("properties"):
                 nested.append((key, prop))
                 continue

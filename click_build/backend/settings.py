@@ -24,7 +24,7 @@ from ..errors import ConfigError
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 __all__ = [
     "CMakeSettings",
@@ -278,7 +278,7 @@ def _leaves(cls: type, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], ob
         if dataclasses.is_dataclass(tp):
             out.update(_leaves(tp, (*prefix, key)))  # type: ignore[arg-type]
         else:
-            out[(*prefix, key)] = tp
+            out[prefix + (key,)] = tp
     return out
 
 
@@ -288,6 +288,15 @@ def _set(tree: dict[str, object], path: tuple[str, ...], value: object) -> None:
         attr = part.replace("-", "_")
         node = node.setdefault(attr, {})  # type: ignore[assignment]
     node[path[-1].replace("-", "_")] = value
+
+
+def _defines(tree: dict[str, object]) -> dict[str, object]:
+    """The ``cmake.define`` table of a settings tree, created on first use."""
+    cmake = tree.setdefault("cmake", {})
+    assert isinstance(cmake, dict)
+    defines = cmake.setdefault("define", {})
+    assert isinstance(defines, dict)
+    return defines
 
 
 def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
@@ -300,8 +309,7 @@ def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
             path = names[var]
             _set(tree, path, _from_string(value, leaves[path], f"environment: {var}"))
         elif var.startswith("CLICK_BUILD_CMAKE_DEFINE_"):
-            defines = tree.setdefault("cmake", {}).setdefault("define", {})  # type: ignore[union-attr]
-            defines[var.removeprefix("CLICK_BUILD_CMAKE_DEFINE_")] = value  # type: ignore[index]
+            _defines(tree)[var.removeprefix("CLICK_BUILD_CMAKE_DEFINE_")] = value
         else:
             from .. import _console
 
@@ -326,8 +334,7 @@ def _overlay_config(tree: dict[str, object], config: ConfigSettings) -> None:
         if path in leaves:
             _set(tree, path, _from_string(value, leaves[path], where))
         elif path[:2] == ("cmake", "define") and len(path) > 2:
-            defines = tree.setdefault("cmake", {}).setdefault("define", {})  # type: ignore[union-attr]
-            defines[key.split(".", 3)[3]] = value if isinstance(value, str) else value[-1]  # type: ignore[index]
+            _defines(tree)[key.split(".", 3)[3]] = value if isinstance(value, str) else value[-1]
         else:
             raise _unknown(dotted, known, where)
 
@@ -350,7 +357,8 @@ def read_pyproject(root: Path, required: bool = True) -> dict[str, object]:
         return {}
     try:
         with path.open("rb") as f:
-            return tomllib.load(f)
+            data: dict[str, object] = tomllib.load(f)
+            return data
     except FileNotFoundError:
         raise ConfigError(f"{path}: not found; an app project needs a pyproject.toml") from None
     except tomllib.TOMLDecodeError as e:
