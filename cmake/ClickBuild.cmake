@@ -429,8 +429,10 @@ function(click_manifest)
     set(configured "${CMAKE_CURRENT_BINARY_DIR}/click/${name}.configured")
     configure_file("${input}" "${configured}")
     file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${input}")
-    list(APPEND args --input "${configured}" --source "${shown}"
-      --default version "${default_version}")
+    list(APPEND args --input "${configured}" --source "${shown}")
+    if(NOT default_version STREQUAL "")  # an empty argument would be dropped
+      list(APPEND args --default version "${default_version}")
+    endif()
   else()
     foreach(required NAME TITLE MAINTAINER)
       if(NOT ARG_${required})
