@@ -364,7 +364,7 @@ def build_click(
                     write_ar_member(out, "control.tar.gz", control, stamp)
                     write_ar_header(out, "data.tar.gz", data_size, stamp)
                     data.seek(0)
-                    copy_range(data, out, data_size)  # type: ignore[arg-type]
+                    copy_range(data, out, data_size)
                     if data_size % 2:
                         out.write(b"\n")
                 os.chmod(tmpname, 0o644 & ~_umask())

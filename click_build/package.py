@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, Protocol
+from typing import IO, BinaryIO, Literal, Protocol, cast
 
 from .archive import ArMember, MemberReader, read_ar_members
 from .deb822 import parse_control
@@ -153,21 +153,21 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
     return members[2], members[3], signatures
 
 
-def _decompress(raw: BinaryIO, name: str) -> BinaryIO:
+def _decompress(raw: MemberReader, name: str) -> IO[bytes]:
     ext = name[name.index(".tar") + 4:]
     magic = _COMPRESSORS[ext]
     head = raw.read(len(magic))
     raw.seek(0)
     if head != magic:
         raise PackageError(f"{name}: its content is not {ext[1:] or 'tar'} data")
-    buffered = io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
+    buffered = io.BufferedReader(raw, 1 << 20)
     if ext == ".gz":
-        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+        return cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
     if ext == ".xz":
-        return lzma.LZMAFile(buffered)  # type: ignore[return-value]
+        return lzma.LZMAFile(buffered)
     if ext == ".bz2":
-        return bz2.BZ2File(buffered)  # type: ignore[return-value]
-    return buffered  # type: ignore[return-value]
+        return bz2.BZ2File(buffered)
+    return buffered
 
 
 _READ_ERRORS = (
@@ -518,7 +518,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
     return result
 
 
-def _hashed_chunks(stream: BinaryIO, size: int, digest: "hashlib._Hash") -> Iterator[bytes]:
+def _hashed_chunks(stream: IO[bytes], size: int, digest: hashlib._Hash) -> Iterator[bytes]:
     remaining = size
     while remaining:
         chunk = stream.read(min(remaining, 1 << 20))
