@@ -70,7 +70,11 @@ def _print_dir(which: str) -> int:
     from importlib.util import find_spec
 
     spec = find_spec(f"click_build.{which}")
-    for location in (spec.submodule_search_locations or []) if spec else []:
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.isfile(os.path.join(checkout, "pyproject.toml")):
+        locations.append(os.path.join(checkout, which))  # run from a source checkout
+    for location in locations:
         if os.path.isdir(location):
             print(location)
             return 0

@@ -201,12 +201,16 @@ function(_click_find_python ok)
     _click_build_fail("${message}")
     return()
   endif()
+  if(how STREQUAL "any Python")
+    set(install "python3 -m pip install click-build")
+  else()
+    set(install "${Python3_EXECUTABLE} -m pip install click-build")
+  endif()
   string(CONCAT message
     "ClickBuild: no Python with the click_build module was found (${how} was tried):"
     "${tried}\n"
-    "Fix: install click-build for the Python you build with "
-    "(python3 -m pip install click-build), or point CMake at a Python that has it: "
-    "-DPython3_EXECUTABLE=/path/to/venv/bin/python")
+    "Fix: install click-build for the Python you build with (${install}), "
+    "or point CMake at a Python that has it: -DPython3_EXECUTABLE=/path/to/venv/bin/python")
   _click_build_fail("${message}")
 endfunction()
 

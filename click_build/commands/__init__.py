@@ -12,7 +12,7 @@ import importlib
 __all__ = ["MODULES", "register_all"]
 
 #: Order here is the order of ``click-build --help``.
-MODULES = ("build", "inspect", "install", "new", "sign", "review", "merge")
+MODULES = ("build", "inspect", "install", "new", "sign", "review", "cmake_helper", "merge")
 
 
 def register_all(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

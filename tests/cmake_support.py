@@ -1,0 +1,112 @@
+"""Helpers for the ClickBuild CMake package tests: real cmake on projects in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from conftest import ROOT, write_tree
+
+__all__ = [
+    "APPARMOR",
+    "CMAKE_DIR",
+    "DESKTOP",
+    "VENV_BIN",
+    "build",
+    "cache",
+    "cmake",
+    "cmake_env",
+    "configure",
+    "elf_machine",
+    "flat",
+    "qml_app",
+]
+
+CMAKE_DIR = ROOT / "cmake"
+VENV_BIN = Path(sys.executable).parent
+#: What ClickBuild reads from the environment; cleared so the caller's shell cannot steer a test.
+CLICK_ENV = ("ARCH", "ARCH_TRIPLET", "CLICK_FRAMEWORK", "SDK_FRAMEWORK", "APPARMOR_POLICY",
+             "DESTDIR", "CMAKE_PREFIX_PATH", "ClickBuild_DIR", "ClickBuild_ROOT", "VIRTUAL_ENV",
+             "CMAKE_GENERATOR", "MAKEFLAGS")
+
+DESKTOP = ("[Desktop Entry]\nName=QML app\nExec=qmlscene %U Main.qml\nIcon=icon.svg\n"
+           "Terminal=false\nType=Application\nX-Lomiri-Touch=true\n")
+APPARMOR = '{\n    "policy_groups": []\n}\n'
+
+
+def cmake_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The test's environment without ClickBuild's inputs, with click-build on PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in CLICK_ENV}
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra or {})
+    return env
+
+
+def cmake(*args: str | Path, env: Mapping[str, str] | None = None, check: bool = True,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run cmake; ``env`` entries are added to :func:`cmake_env`'s environment.
+
+    It runs outside the checkout by default: there, any Python imports click_build
+    from the current directory, which would hide a missing installation.
+    """
+    cmd = ["cmake", *map(str, args)]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=cmake_env(env),
+                            cwd=cwd or tempfile.gettempdir())
+    if check and result.returncode != 0:
+        raise AssertionError(f"{cmd} failed ({result.returncode}):\n{result.stdout}\n"
+                             f"{result.stderr}")
+    return result
+
+
+def configure(source: Path, binary: Path, *defines: str, env: Mapping[str, str] | None = None,
+              check: bool = True, locate: bool = True) -> subprocess.CompletedProcess[str]:
+    """``cmake -S source -B binary -G Ninja``, finding ClickBuild in this checkout."""
+    args: list[str | Path] = ["-S", source, "-B", binary, "-G", "Ninja"]
+    if locate:
+        args.append(f"-DClickBuild_DIR={CMAKE_DIR}")
+    return cmake(*args, *defines, env=env, check=check)
+
+
+def build(binary: Path, target: str = "click", env: Mapping[str, str] | None = None,
+          check: bool = True) -> subprocess.CompletedProcess[str]:
+    return cmake("--build", binary, "--target", target, env=env, check=check)
+
+
+def cache(binary: Path) -> dict[str, str]:
+    """CMakeCache.txt as NAME -> value."""
+    out = {}
+    for line in (binary / "CMakeCache.txt").read_text().splitlines():
+        if line and not line.startswith(("#", "//")) and "=" in line:
+            key, value = line.split("=", 1)
+            out[key.split(":", 1)[0]] = value
+    return out
+
+
+def qml_app(root: Path, body: str, files: Mapping[str, str] | None = None,
+            project: str = "project(qmlapp VERSION 2.1 LANGUAGES NONE)") -> Path:
+    """A project that compiles nothing: a QML app with its desktop and AppArmor files."""
+    tree: dict[str, str | bytes] = {
+        "CMakeLists.txt": f"cmake_minimum_required(VERSION 3.19)\n{project}\n{body}\n",
+        "Main.qml": "import QtQuick 2.7\nRectangle { width: 100; height: 100 }\n",
+        "icon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>\n",
+        "qmlapp.desktop": DESKTOP,
+        "qmlapp.apparmor": APPARMOR,
+    }
+    tree.update(files or {})
+    return write_tree(root, tree)
+
+
+def flat(text: str) -> str:
+    """CMake wraps its messages; compare them with the line breaks folded away."""
+    return " ".join(text.split())
+
+
+def elf_machine(path: Path) -> int:
+    """e_machine of an ELF file (62 x86-64, 183 AArch64, 40 ARM, 3 i386)."""
+    header = path.read_bytes()[:20]
+    assert header[:4] == b"\x7fELF", f"{path} is not an ELF file"
+    return int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
