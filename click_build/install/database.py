@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..errors import InstallError
 from .fs import is_symlink, read_link, sorted_entries
@@ -34,12 +33,13 @@ DEFAULT_ROOT = "/var/lib/clickpkg"
 CONFIG_ENV = "CLICK_DATABASES_DIR"
 
 
-@dataclass(frozen=True)
 class InstalledPackage:
-    name: str
-    version: str
-    path: str
-    writeable: bool = True
+    """One unpacked version (``path``); ``writeable`` if it is in the overlay."""
+
+    __slots__ = ("name", "version", "path", "writeable")
+
+    def __init__(self, name: str, version: str, path: str, writeable: bool = True) -> None:
+        self.name, self.version, self.path, self.writeable = name, version, path, writeable
 
 
 def read_config(config_dir: str) -> list[str]:

@@ -17,7 +17,6 @@ import pwd
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..deb822 import parse_simple
@@ -154,15 +153,16 @@ def read_manifest_hooks(db: Database, package: str, version: str | None) -> dict
             for app, v in hooks.items() if isinstance(v, dict)}
 
 
-@dataclass
 class Hook:
     """One ``*.hook`` file, bound to a database."""
 
-    db: Database
-    name: str
-    fields: dict[str, str]
-    frameworks_dir: Path | None = None
-    _registries: dict[str, Registry] = field(default_factory=dict, repr=False)
+    def __init__(self, db: Database, name: str, fields: dict[str, str],
+                 frameworks_dir: Path | None = None) -> None:
+        self.db = db
+        self.name = name
+        self.fields = fields
+        self.frameworks_dir = frameworks_dir
+        self._registries: dict[str, Registry] = {}
 
     @property
     def is_user_level(self) -> bool:

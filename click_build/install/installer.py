@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,20 +90,19 @@ class _Relayed(ClickError):
         return self._lines
 
 
-@dataclass
 class Installer:
     """The operations of ``click install/register/unregister/gc`` on one layered database."""
 
-    db: Database
-    frameworks_dir: Path
-    hooks_dir: str | None = None
-    force_missing_framework: bool = False
-    allow_unauthenticated: bool = False
-    keyrings: Sequence[Path] = ()
-    _owner: tuple[int, int] | None = field(default=None, init=False)
-
-    def __post_init__(self) -> None:
-        self._owner = clickpkg_ids()
+    def __init__(self, db: Database, frameworks_dir: Path, hooks_dir: str | None = None,
+                 force_missing_framework: bool = False, allow_unauthenticated: bool = False,
+                 keyrings: Sequence[Path] = ()) -> None:
+        self.db = db
+        self.frameworks_dir = frameworks_dir
+        self.hooks_dir = hooks_dir
+        self.force_missing_framework = force_missing_framework
+        self.allow_unauthenticated = allow_unauthenticated
+        self.keyrings = keyrings
+        self._owner = clickpkg_ids()  # unpack as clickpkg when root and it exists
 
     def _lock(self) -> DatabaseLock:
         return DatabaseLock(self.db.overlay, self._owner)

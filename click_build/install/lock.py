@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 
 from ..errors import InstallError
 from .fs import chown_to, makedirs, remove_tree, sorted_entries
@@ -67,14 +68,19 @@ class DatabaseLock:
 
     def scratch_dir(self, label: str) -> str:
         """A new empty directory in the scratch area (same file system as the database)."""
-        import tempfile
-
         if self.tmp is None:
             raise InstallError(f"cannot write to the database {self.root}; run as root, "
                                "or pass --root DIR for a database you own")
-        path = tempfile.mkdtemp(prefix=f"{label}.", dir=self.tmp)
-        os.chmod(path, 0o755)
-        return path
+        # We hold the lock, so pid + clock cannot collide; no tempfile/random import.
+        for attempt in range(100):
+            path = os.path.join(self.tmp, f"{label}.{os.getpid()}.{time.monotonic_ns()}.{attempt}")
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                continue
+            os.chmod(path, 0o755)  # whatever the umask
+            return path
+        raise InstallError(f"cannot create a scratch directory in {self.tmp}")
 
     def close(self) -> None:
         if self._fd >= 0:
