@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 __all__ = ["add_framework_options", "register"]
@@ -23,9 +24,15 @@ def add_framework_options(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "info", help="show the manifest of a package",
-        description="Print the manifest of the .click file PATH as JSON.",
+        description="Print a manifest as JSON: of the package NAME registered for the user "
+                    "(with its _directory and _removable), of the .click file PATH, or of "
+                    "the installed package that contains PATH.",
     )
-    p.add_argument("path", metavar="PATH", help="a .click file")
+    p.add_argument("path", metavar="NAME|PATH", help="an installed package name, a .click "
+                   "file, or a file inside an installed package")
+    from .install import add_database_options
+
+    add_database_options(p, "look NAME up for USER (default: you)")
     p.set_defaults(func=run_info)
 
     p = subparsers.add_parser(
@@ -58,11 +65,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_info(args: argparse.Namespace) -> int:
+    """As the original: a registered name first, then a .click file, then a path
+    inside an installed package."""
+    from ..errors import ClickError
     from ..package import open_click
+    from .install import dump_json
 
-    with open_click(args.path) as pkg:
-        sys.stdout.write(pkg.info_json())
-    return 0
+    if "/" not in args.path:
+        from ..install.users import Registry
+        from .install import open_db
+
+        registry = Registry(open_db(args), args.user)
+        if registry.has_package_name(args.path):
+            dump_json(registry.get_manifest(args.path))
+            return 0
+    try:
+        with open_click(args.path) as pkg:
+            sys.stdout.write(pkg.info_json())
+        return 0
+    except ClickError as error:
+        from ..install.database import read_installed_manifest
+        from .install import find_package_directory
+
+        try:
+            directory = find_package_directory(args.path)
+        except ClickError:
+            raise error from None
+        import glob
+
+        found = glob.glob(os.path.join(glob.escape(directory), ".click", "info", "*.manifest"))
+        if len(found) != 1:
+            raise ClickError(f"{len(found)} manifest files found in {directory}/.click/info")
+        name = os.path.basename(found[0])[: -len(".manifest")]
+        manifest = read_installed_manifest(directory, name)
+        del manifest["_directory"]
+        dump_json(manifest)
+        return 0
 
 
 def run_contents(args: argparse.Namespace) -> int:

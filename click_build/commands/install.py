@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["add_database_options", "open_db", "register"]
+__all__ = ["add_database_options", "dump_json", "find_package_directory", "open_db", "register"]
 
 _HOOK_SUBCOMMANDS = ("install", "remove", "run-system", "run-user")
 
@@ -170,7 +170,7 @@ def run_install(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dump_json(data: object) -> None:
+def dump_json(data: object) -> None:
     import json
 
     sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=4,
@@ -186,7 +186,7 @@ def run_list(args: argparse.Namespace) -> int:
 
         manifests = Registry(db, args.user).get_manifests()
     if args.manifest:
-        _dump_json(manifests)
+        dump_json(manifests)
     else:
         sys.stdout.write("".join(f"{m.get('name')}\t{m.get('version')}\n" for m in manifests))
     return 0
