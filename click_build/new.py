@@ -47,7 +47,7 @@ FRAMEWORKS: dict[str, float] = {
 
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
-EMAIL_RE = re.compile(r"^[^\s<>@,;\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+EMAIL_RE = re.compile(r"^[^\s<>@,;\"$]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
 #: Versions that are both Debian and plain PEP 440 (the python template keeps its
 #: version in [project].version, which setuptools checks).
 PEP440_RE = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$")

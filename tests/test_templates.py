@@ -24,7 +24,7 @@ UNUSUAL = {
     "title": 'Café «Ünïcødé» 日本語 "quoted" \\ <b>&amp; 🙂',
     "app_name": "a-very-long-app-name-with-many-words-2024",
     "namespace": "org.example.some-very-long.developer-namespace",
-    "description": "Ça marche: <tags> & \"quotes\" \\ too",
+    "description": "Ça marche: <tags> & \"quotes\" \\ too @HOME@ ${HOME} @",
     "maintainer_name": "Zoë O'Brien-Łukasiewicz",
     "maintainer_email": "zoe.obrien+apps@mail.example.org",
     "version": "2:1.0~rc1+git20240101-3",
@@ -42,9 +42,17 @@ def answers_for(kind: str, label: str) -> dict[str, str]:
     return answers
 
 
+def source_manifest(project: Path) -> dict[str, object]:
+    """manifest.json, or the cpp template's manifest.json.in (CMake completes it)."""
+    for name in ("manifest.json", "manifest.json.in"):
+        if (project / name).is_file():
+            return json.loads((project / name).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    raise AssertionError(f"{project} has no manifest")
+
+
 def source_version(project: Path) -> str:
-    """The version the project declares: manifest.json, or [project] for python."""
-    manifest = json.loads((project / "manifest.json").read_text(encoding="utf-8"))
+    """The version the project declares: its manifest, or [project] for python."""
+    manifest = source_manifest(project)
     if "version" in manifest:
         return str(manifest["version"])
     return str(tomllib.loads((project / "pyproject.toml").read_text())["project"]["version"])
@@ -103,7 +111,7 @@ def test_manifest_and_hook_files_follow_the_answers(
         assert app == "hello-world"
     else:
         assert app == answers["app_name"]
-    manifest = json.loads((project / "manifest.json").read_text(encoding="utf-8"))
+    manifest = source_manifest(project)
     framework = answers["framework"] if label == "unusual" else "ubuntu-touch-24.04-1.x"
     assert manifest["name"] == f"{app}.{answers['namespace']}"
     assert manifest["title"] == answers["title"]
@@ -112,13 +120,18 @@ def test_manifest_and_hook_files_follow_the_answers(
         assert "version" not in manifest
     assert manifest["framework"] == framework
     assert manifest["maintainer"] == f"{answers['maintainer_name']} <{answers['maintainer_email']}>"
-    assert manifest["hooks"] == {app: {"desktop": f"{app}.desktop", "apparmor": f"{app}.apparmor"}}
-    for target in manifest["hooks"][app].values():
-        assert (project / target).is_file()
-    assert (project / manifest["icon"]).is_file()
+    if kind == "cpp":  # CMake adds the hooks and the architecture
+        assert "hooks" not in manifest and manifest["architecture"] == "@CLICK_ARCH@"
+        cmake = (project / "CMakeLists.txt").read_text(encoding="utf-8")
+        assert f"DESKTOP {app}.desktop\n  APPARMOR {app}.apparmor)" in cmake
+    else:
+        assert manifest["hooks"] == {app: {"desktop": f"{app}.desktop",
+                                           "apparmor": f"{app}.apparmor"}}
+    for target in (f"{app}.desktop", f"{app}.apparmor", manifest["icon"]):
+        assert (project / str(target)).is_file()
     # Readable UTF-8 JSON, not \u escapes (our tojson), and valid by our rules.
-    text = (project / "manifest.json").read_text(encoding="utf-8")
-    assert "\\u00" not in text and "\\u003c" not in text
+    text = next(project.glob("manifest.json*")).read_text(encoding="utf-8")
+    assert "\\u00e9" not in text and "\\u003c" not in text
     assert not answer_problems({**answers, "app_name": app, "framework": framework,
                                 "version": source_version(project)})
     apparmor = json.loads((project / f"{app}.apparmor").read_text())
@@ -133,7 +146,7 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
     project = rendered[kind, label]
     pyproject = tomllib.loads((project / "pyproject.toml").read_text())
     requires = pyproject["build-system"]["requires"]
-    assert f"click-build=={__version__}" in requires
+    assert requires[0] == {"cpp": "click-build[cmake]"}.get(kind, "click-build") + f"=={__version__}"
     assert pyproject["build-system"]["build-backend"] == "click_build.backend"
     expected_kind = {"cpp": "cmake"}.get(kind, kind)
     assert pyproject["tool"]["click-build"]["kind"] == expected_kind
@@ -144,7 +157,7 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
     gitignore = (project / ".gitignore").read_text()
     assert "*.click" in gitignore and "/dist/" in gitignore
     (pot,) = (project / "po").glob("*.pot")
-    assert pot.name == f"{project.name}.{json.loads((project / 'manifest.json').read_text())['name'].split('.', 1)[1]}.pot"
+    assert pot.name == f"{source_manifest(project)['name']}.pot"
     assert list((project / "tests").iterdir()), "every template ships a test"
     desktop = (project / f"{project.name}.desktop").read_text(encoding="utf-8")
     assert "X-Lomiri-Touch=true\n" in desktop and "Type=Application\n" in desktop
@@ -163,10 +176,12 @@ def test_project_files(rendered: dict[tuple[str, str], Path], kind: str, label: 
         assert "import io.thp.pyotherside" in main and f'importModule("{module}"' in main
     if kind in ("qml", "python"):
         assert "Exec=qmlscene %U qml/Main.qml\n" in desktop
+    if kind in ("qml", "python", "cpp"):
         main = (project / "qml/Main.qml").read_text(encoding="utf-8")
         assert "import Lomiri.Components 1.3" in main and "MainView {" in main
-        name = json.loads((project / "manifest.json").read_text())["name"]
-        assert f'applicationName: "{name}"' in main
+        assert f'applicationName: "{source_manifest(project)["name"]}"' in main
+    if kind == "cpp":
+        assert f"Exec={project.name}\n" in desktop
 
 
 @pytest.mark.parametrize(("kind", "label"), CASES)
@@ -192,7 +207,8 @@ def test_translation_template_makes_a_catalog(
     run([need("msginit"), "--no-translator", "-i", str(pot), "-o", str(po), "-l", "de_DE.UTF-8"])
     run([need("msgfmt"), "--check", str(po), "-o", str(tmp_path / "de.mo")])
     text = po.read_text(encoding="utf-8")
-    assert 'msgid "Hello World!"' in text or 'msgid "Hello from Python %1!"' in text
+    greeting = {"python": "Hello from Python %1!", "cpp": "Hello from C++!"}.get(kind, "Hello World!")
+    assert f'msgid "{greeting}"' in text
     if label == "unusual":
         assert json.dumps(UNUSUAL["title"], ensure_ascii=False) in text
 
@@ -303,9 +319,28 @@ PYTHON_BAD_ANSWERS = [
 ]
 
 
+def _defaults(kind: str) -> dict[str, object]:
+    defaults = json.loads((ROOT / "templates" / kind / "cookiecutter.json").read_text())
+    return {**defaults, "app_name": "hello-world", "framework": defaults["framework"][0]}
+
+
 @pytest.mark.parametrize(("kind", "answers", "fragment"), [
-    *((kind, answers, fragment) for kind in KINDS for answers, fragment in BAD_ANSWERS),
+    *(("qml", answers, fragment) for answers, fragment in BAD_ANSWERS),
     *(("python", answers, fragment) for answers, fragment in PYTHON_BAD_ANSWERS),
+])
+def test_answer_checks(kind: str, answers: dict[str, str], fragment: str) -> None:
+    """Each rule, in-process (the CLI and the hooks call the same function)."""
+    if answers.get("title") == "🙂":  # the CLI derives the empty app name
+        answers = {**answers, "app_name": ""}
+    problems = answer_problems({**_defaults(kind), **answers})
+    assert any(fragment in p for p in problems), problems
+    assert not answer_problems(_defaults(kind))
+
+
+@pytest.mark.parametrize(("kind", "answers", "fragment"), [
+    *((kind, answers, fragment) for kind in KINDS
+      for answers, fragment in (BAD_ANSWERS[0], BAD_ANSWERS[4], BAD_ANSWERS[-1])),
+    *(("python", answers, fragment) for answers, fragment in PYTHON_BAD_ANSWERS[:2]),
 ])
 def test_bad_answers_write_nothing(tmp_path: Path, kind: str, answers: dict[str, str],
                                    fragment: str) -> None:

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, run
-from test_templates import ANSWER_SETS, KINDS, answers_for, new, project_of, run_qml_tests
+from conftest import CLICK_BUILD, need, run
+from test_templates import (ANSWER_SETS, KINDS, answers_for, new, project_of, run_qml_tests,
+                            source_manifest)
 
 #: Python and CMake builds compile or install real things: mark them slow.
 SLOW_KINDS = {"python", "cpp"}
@@ -38,8 +39,7 @@ def built(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, Path, d
     (click,) = (tmp_path / "dist").glob("*.click")
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
     assert f"Successfully built {sdist.name} and {click.name}" in result.stdout
-    manifest = json.loads((project / "manifest.json").read_text(encoding="utf-8"))
-    return project, click, manifest
+    return project, click, source_manifest(project)
 
 
 @pytest.fixture
@@ -73,8 +73,9 @@ def test_built_package_verifies_reviews_and_installs(
     assert review["passed"] and review["findings"] == [], review
 
     info = json.loads(run([*CLICK_BUILD, "info", str(click)]).stdout)
-    for key in ("name", "title", "framework", "maintainer", "hooks"):
+    for key in ("name", "title", "description", "framework", "maintainer"):
         assert info[key] == manifest[key], key
+    assert info["hooks"] == {app: {"desktop": f"{app}.desktop", "apparmor": f"{app}.apparmor"}}
     contents = run([*CLICK_BUILD, "contents", str(click)]).stdout
     for left_out in ("README.md", "pyproject.toml", "./po/", "./tests/"):
         assert left_out not in contents
@@ -87,8 +88,11 @@ def test_built_package_verifies_reviews_and_installs(
     assert f"{name}\t{version}\n" in run([original_click, "list", "--root", str(root)]).stdout
     installed = root / str(name) / str(version)
     assert (root / str(name) / "current").resolve() == installed.resolve()
-    for target in manifest["hooks"][app].values():  # type: ignore[index]
+    for target in info["hooks"][app].values():
         assert (installed / target).is_file()
+    apparmor = json.loads((installed / f"{app}.apparmor").read_text())
+    assert apparmor["policy_version"] == {"ubuntu-touch-24.04-1.x": 2404.1,
+                                          "ubuntu-sdk-20.04": 20.04}[info["framework"]]
     assert json.loads((installed / f".click/info/{name}.manifest").read_text())["name"] == name
 
 
@@ -111,3 +115,51 @@ def test_installed_python_app_finds_its_code(
     (tree / "tests/test_app.py").unlink()
     result = run_qml_tests(tree)
     assert "PASS   : qmltestrunner::Main::test_python_answers()" in result.stdout
+
+
+def _msgids(pot: str) -> set[str]:
+    return {line for line in pot.splitlines() if line.startswith(("msgid ", "msgid_plural "))}
+
+
+@pytest.mark.slow
+@pytest.mark.oracle
+@pytest.mark.parametrize("label", list(ANSWER_SETS))
+def test_cpp_project_builds_with_plain_cmake(original_click: str, tmp_path: Path,
+                                             db_root: Path, label: str) -> None:
+    """No Python build front end: find_package(ClickBuild), compile, ctest, the
+    `click` target; the package verifies and the packaged app starts."""
+    new(tmp_path / "src", "cpp", answers_for("cpp", label))
+    project = project_of(tmp_path / "src")
+    build = tmp_path / "build"
+    cmake_dir = run([*CLICK_BUILD, "--cmake-dir"]).stdout.strip()
+    run([need("cmake"), "-S", str(project), "-B", str(build), f"-DClickBuild_DIR={cmake_dir}",
+         f"-DPython3_EXECUTABLE={sys.executable}"])
+    run([need("cmake"), "--build", str(build), "-j2"])
+    tests = run([need("ctest"), "--test-dir", str(build)])
+    assert "100% tests passed, 0 tests failed out of 1" in tests.stdout
+    run([need("cmake"), "--build", str(build), "--target", "click"])
+    (click,) = build.glob("*.click")
+    arch = run(["dpkg", "--print-architecture"]).stdout.strip()
+    assert click.name.endswith(f"_{arch}.click")
+    run([original_click, "verify", "--force-missing-framework", "--allow-unauthenticated",
+         str(click)])
+    review = json.loads(run([*CLICK_BUILD, "review", "--strict", "--json", str(click)]).stdout)
+    assert review["passed"] and review["findings"] == [], review
+
+    # The shipped po/ skeleton lists exactly what `pot` extracts from the sources.
+    shipped = next((project / "po").glob("*.pot")).read_text(encoding="utf-8")
+    run([need("cmake"), "--build", str(build), "--target", "pot"])
+    assert _msgids(next((project / "po").glob("*.pot")).read_text(encoding="utf-8")) \
+        == _msgids(shipped)
+
+    # The packaged app starts (Lomiri Components, its QML and C++ type) and keeps running.
+    run([*CLICK_BUILD, "install", "--root", str(db_root), "--allow-unauthenticated",
+         "--force-missing-framework", str(click)])
+    manifest = json.loads(run([*CLICK_BUILD, "info", str(click)]).stdout)
+    installed = db_root / manifest["name"] / manifest["version"]
+    (binary,) = installed.glob(f"lib/*/bin/{project.name}")
+    result = run(["timeout", "4", need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
+                  str(binary)], env={"LIBGL_ALWAYS_SOFTWARE": "1"}, check=False)
+    assert result.returncode == 124, (result.returncode, result.stderr)  # still running
+    ours = [line for line in result.stderr.splitlines() if "qml/Main.qml" in line]
+    assert not ours, ours
