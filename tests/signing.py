@@ -160,6 +160,11 @@ def debsigs_sign(path: Path, key: Key, kind: str = "origin") -> None:
         env=key.env())
 
 
+def debsigs_list(path: Path, key: Key) -> str:
+    """``debsigs --list``; its gpg runs in the key's home, never in the user's ~/.gnupg."""
+    return run([need("debsigs"), "--list", str(path)], env=key.env()).stdout
+
+
 def policy_xml(key_id: str, keyring_file: str = "origin.pub", rule_id: str | None = None) -> str:
     ns = "https://www.debian.org/debsig/1.0/"
     rid = rule_id or key_id

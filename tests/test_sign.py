@@ -24,6 +24,7 @@ from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
     ar_names,
     ar_put,
     debsig_verify,
+    debsigs_list,
     debsigs_sign,
     gpg,
     keys,
@@ -50,7 +51,10 @@ def verify(cli: Cli, path: Path, *keyrings: Path, extra: tuple[str, ...] = ()): 
 def gpgv_ok(data: bytes, signature: bytes, keyring: Path, tmp: Path) -> bool:
     """An independent check with plain gpgv over exactly ``data``."""
     (tmp / "sig").write_bytes(signature)
-    result = subprocess.run([need("gpgv"), "--keyring", str(keyring), str(tmp / "sig"), "-"],
+    home = tmp / "gpgv-home"
+    home.mkdir(mode=0o700, exist_ok=True)
+    result = subprocess.run([need("gpgv"), "--homedir", str(home), "--keyring", str(keyring),
+                             str(tmp / "sig"), "-"],
                             input=data, capture_output=True)
     return result.returncode == 0
 
@@ -74,7 +78,7 @@ def test_sign_matches_debsigs_format(cli: Cli, keys: Keys, pkg: Path, tmp_path: 
     with_click_binary = (ar_extract(pkg, "debian-binary") + ar_extract(pkg, "_click-binary")
                          + ar_extract(pkg, "control.tar.gz") + ar_extract(pkg, "data.tar.gz"))
     assert not gpgv_ok(with_click_binary, signature, keys.store.keyring, tmp_path)
-    listing = run([need("debsigs"), "--list", str(pkg)]).stdout
+    listing = debsigs_list(pkg, keys.store)
     assert f"origin: signed by {keys.store.key_id}" in listing
     result = debsig_verify(pkg, keys.store, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -92,7 +96,7 @@ def test_resign_replaces_same_type_and_keeps_others(cli: Cli, keys: Keys, pkg: P
     assert "replaced _gpgorigin" in out.stdout
     assert ar_names(pkg) == ["debian-binary", "_click-binary", "control.tar.gz",
                              "data.tar.gz", "_gpgorigin", "_gpgmaint"]
-    listing = run([need("debsigs"), "--list", str(pkg)]).stdout
+    listing = debsigs_list(pkg, keys.store)
     assert f"origin: signed by {keys.store.key_id}" in listing
     assert f"maint: signed by {keys.store.key_id}" in listing
     assert keys.evil.key_id not in listing

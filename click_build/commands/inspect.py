@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser(
         "verify", help="check that a package is well formed and safe to install",
         description=(
-            "Run every check the installer runs on PACKAGE-FILE: container and control "
+            "Run every check the installer runs on PACKAGE-FILE: the _gpgorigin signature "
+            "against the trusted keyrings (see --keyring), container and control "
             "data, forbidden fields and scripts, manifest, framework, paths, file types "
             "and md5 sums. Prints nothing and exits 0 when the package is good."
         ),
