@@ -132,6 +132,12 @@ def test_we_read_the_original_database(cli, env: Env, shared_dir: Path) -> None:
     _same_views(cli, env, root, "com.example.theirs")
     assert ours(cli, env, "info", f"{root}/com.example.theirs/1.5/README").stdout == \
         original("info", f"{root}/com.example.theirs/1.5/README").stdout
+    # and the package the original built installs with ours, read back by the original
+    mine = shared_dir / "mine"
+    ours(cli, env, "install", f"--root={mine}", "--allow-unauthenticated",
+         f"--user={current_user()}", pkg)
+    _same_views(cli, env, mine, "com.example.theirs")
+    assert (mine / "com.example.theirs/1.5/README").read_text() == "hi\n"
     ours(cli, env, "unregister", f"--root={root}", f"--user={current_user()}",
          "com.example.theirs")
     assert not (root / "com.example.theirs").exists()
