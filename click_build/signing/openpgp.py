@@ -69,6 +69,28 @@ class _Bad(Exception):
     """A structural problem; the caller adds which member it is in."""
 
 
+def _length(buf: bytes, pos: int, two_octet_below: int) -> tuple[int, int]:
+    """An RFC 4880 variable length at ``pos``: (length, position after it).
+
+    Packets use 192..223 for two-octet lengths (224..254 are partial bodies),
+    subpackets 192..254; both use 255 for a four-octet length.
+    """
+    if pos >= len(buf):
+        raise _Bad("a length is truncated")
+    first = buf[pos]
+    if first < 192:
+        return first, pos + 1
+    if first < two_octet_below:
+        if pos + 1 >= len(buf):
+            raise _Bad("a length is truncated")
+        return ((first - 192) << 8) + buf[pos + 1] + 192, pos + 2
+    if first == 255:
+        if pos + 5 > len(buf):
+            raise _Bad("a length is truncated")
+        return int.from_bytes(buf[pos + 1 : pos + 5], "big"), pos + 5
+    raise _Bad("it uses partial body lengths, which a signature never needs")
+
+
 def _packet(data: bytes, pos: int) -> tuple[int, int, int]:
     """(tag, body start, body end) of the packet at ``pos``."""
     if pos >= len(data):
@@ -78,19 +100,7 @@ def _packet(data: bytes, pos: int) -> tuple[int, int, int]:
         raise _Bad(f"byte {pos} is not an OpenPGP packet header")
     if ctb & 0x40:  # new format
         tag = ctb & 0x3F
-        if pos + 1 >= len(data):
-            raise _Bad("a packet header is truncated")
-        first = data[pos + 1]
-        if first < 192:
-            length, start = first, pos + 2
-        elif first < 224:
-            if pos + 2 >= len(data):
-                raise _Bad("a packet header is truncated")
-            length, start = ((first - 192) << 8) + data[pos + 2] + 192, pos + 3
-        elif first == 255:
-            length, start = int.from_bytes(data[pos + 2 : pos + 6], "big"), pos + 6
-        else:
-            raise _Bad("it uses partial body lengths, which a signature never needs")
+        length, start = _length(data, pos + 1, two_octet_below=224)
     else:
         tag = (ctb >> 2) & 0x0F
         width = {0: 1, 1: 2, 2: 4}.get(ctb & 3)
@@ -108,15 +118,7 @@ def _subpackets(area: bytes) -> dict[int, bytes]:
     found: dict[int, bytes] = {}
     pos = 0
     while pos < len(area):
-        first = area[pos]
-        if first < 192:
-            length, pos = first, pos + 1
-        elif first < 255:
-            if pos + 1 >= len(area):
-                raise _Bad("a subpacket header is truncated")
-            length, pos = ((first - 192) << 8) + area[pos + 1] + 192, pos + 2
-        else:
-            length, pos = int.from_bytes(area[pos + 1 : pos + 5], "big"), pos + 5
+        length, pos = _length(area, pos, two_octet_below=255)
         if length < 1 or pos + length > len(area):
             raise _Bad("a subpacket is truncated")
         kind = area[pos] & 0x7F
