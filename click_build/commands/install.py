@@ -271,14 +271,14 @@ def run_framework(args: argparse.Namespace) -> int:
         for framework in list_frameworks(directory):
             print(framework.name)
         return 0
-    framework = read_framework(args.framework_name, directory)
-    if framework is None:
+    found = read_framework(args.framework_name, directory)
+    if found is None:
         raise FrameworkError(f"No click framework '{args.framework_name}' installed")
     if command == "info":
-        for key in sorted(framework.fields):
-            print(f"{key}: {framework.fields[key]}")
+        for key in sorted(found.fields):
+            print(f"{key}: {found.fields[key]}")
     else:
-        value = framework.fields.get(args.field_name.lower())
+        value = found.fields.get(args.field_name.lower())
         if value is None:
             raise FrameworkError(
                 f"Framework '{args.framework_name}' has no field named '{args.field_name}'")

@@ -173,9 +173,9 @@ def _single_packages(root: str, all_versions: bool) -> Iterator[InstalledPackage
                 yield InstalledPackage(name, version, version_path)
         else:
             current = os.path.join(package_path, "current")
-            version = read_link(current)
-            if version is not None and "/" not in version:
-                yield InstalledPackage(name, version, current)
+            target = read_link(current)
+            if target is not None and "/" not in target:
+                yield InstalledPackage(name, target, current)
 
 
 def open_database(root: str | None = None, config_dir: str | None = None) -> Database:

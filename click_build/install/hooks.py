@@ -211,6 +211,8 @@ class Hook:
         command = self.fields.get("exec")
         if command is not None:
             target = user if self.is_user_level else self.get_field("user")
+            if target is None:
+                raise HookError(f"Hook '{self.name}' is user-level: it needs a user to run as")
             _run_as(command, target)
         if self.fields.get("trigger") == "yes":
             raise HookError("'Trigger: yes' not yet implemented")
@@ -289,7 +291,7 @@ class Hook:
             return [(p.name, p.version, None) for p in self.db.packages()]
         users = [user] if user is not None else [u for u in user_names(self.db)
                                                  if not u.startswith("@")]
-        out = []
+        out: list[tuple[str, str, str | None]] = []
         for name in users:
             registry = self._registry(name)
             for package in registry.package_names():

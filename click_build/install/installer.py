@@ -13,11 +13,12 @@ same with one app or a thousand.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from .. import _console
 from ..errors import ClickError, InstallError
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Installer", "dpkg_architecture", "logged_in_users"]
 
+log = logging.getLogger(__name__)
 FREE_SPACE_MARGIN = 1 << 20
 _MACHINE_ARCH = {
     "x86_64": ("amd64", "i386"), "amd64": ("amd64", "i386"),
@@ -172,6 +174,7 @@ class Installer:
         old = read_link(current)
         if old is not None and "/" in old:
             old = None
+        log.debug("installed %s %s in %s", name, version, target)
         package_install_hooks(self.db, name, old, version, None, self.hooks_dir)
         atomic_symlink(version, current, lock.tmp, self._owner)
         self._log(lock, "install", pkg, old)
@@ -191,7 +194,8 @@ class Installer:
                 f"{free // 1024} KiB are free"
             )
 
-    def _unpack(self, pkg: ClickPackage, root_fd: int, frameworks_checked: bool = False) -> None:
+    def _unpack(self, pkg: ClickPackage, root_fd: int, frameworks_checked: bool = False,
+                progress_stream: TextIO | None = None) -> None:
         """Audit while streaming into the directory ``root_fd``; raises on any refusal.
 
         ``frameworks_checked``: the caller already ran the control audit with the
@@ -202,16 +206,20 @@ class Installer:
         from .unpack import Unpacker, write_admin_dir
 
         mask = os.umask(0o022)
-        unpacker = Unpacker(root_fd)
-        try:
-            audit(pkg, self.frameworks_dir, self.force_missing_framework or frameworks_checked,
-                  architecture=dpkg_architecture(), sink=unpacker)
-            write_admin_dir(root_fd, pkg, dump_manifest(pkg.manifest_data).encode("utf-8"),
-                            unpacker.listing)
-            unpacker.finish()
-        finally:
-            unpacker.close()
-            os.umask(mask)
+        files = pkg.md5sums_raw.count(b"\n")
+        with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
+            unpacker = Unpacker(root_fd, progress.advance)
+            try:
+                audit(pkg, self.frameworks_dir,
+                      self.force_missing_framework or frameworks_checked,
+                      architecture=dpkg_architecture(), sink=unpacker)
+                write_admin_dir(root_fd, pkg, dump_manifest(pkg.manifest_data).encode("utf-8"),
+                                unpacker.listing)
+                unpacker.finish()
+            finally:
+                unpacker.close()
+                os.umask(mask)
+        log.debug("unpacked %s %s: %d entries", pkg.name, pkg.version, len(unpacker.listing))
 
     def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.
@@ -240,12 +248,13 @@ class Installer:
             code, report = 1, b""
             try:
                 os.close(read_fd)
+                terminal = os.fdopen(os.dup(2), "w")  # for progress only
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
-                self._unpack(pkg, root_fd, frameworks_checked=True)
+                self._unpack(pkg, root_fd, frameworks_checked=True, progress_stream=terminal)
                 code = 0
             except ClickError as e:
                 report = "\n".join(e.lines()).encode("utf-8", "replace")

@@ -43,10 +43,11 @@ class DatabaseLock:
             except PermissionError:  # a user registering in a shared database
                 self._fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
             fcntl.flock(self._fd, fcntl.LOCK_EX)
+            tmp = os.path.join(self.admin, "tmp")
             if not os.access(self.admin, os.W_OK):
                 self.tmp = None
-            elif not os.path.isdir(self.tmp):
-                makedirs(self.tmp, self.owner)
+            elif not os.path.isdir(tmp):
+                makedirs(tmp, self.owner)
             else:
                 self.clean()
         except PermissionError as e:

@@ -15,7 +15,7 @@ import os
 import posixpath
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..package import ClickPackage, DataEntry
 
@@ -29,8 +29,9 @@ _MAX_OPEN_DIRS = 128
 class Unpacker:
     """Writes entries under the directory ``root_fd``; call :meth:`finish` at the end."""
 
-    def __init__(self, root_fd: int) -> None:
+    def __init__(self, root_fd: int, on_file: Callable[[], None] | None = None) -> None:
         self.root_fd = root_fd
+        self._on_file = on_file
         self._fds: dict[str, int] = {}
         self._dir_mtimes: list[tuple[str, int]] = []
         self.listing: list[str] = ["/."]
@@ -89,6 +90,8 @@ class Unpacker:
         finally:
             os.close(fd)
         self.listing.append("/" + entry.path)
+        if self._on_file is not None:
+            self._on_file()
 
     def symlink(self, entry: DataEntry) -> None:
         parent_fd, name = self._place(entry.path)
