@@ -122,6 +122,9 @@ endfunction()
 
 # Install every hook file; return the manifest's --hook and --apparmor arguments.
 function(_click_finalize_hooks hook_args apparmor_args)
+  if(NOT CLICK_MODE)
+    include(GNUInstallDirs)  # its CMAKE_INSTALL_DATADIR is a variable of this scope
+  endif()
   get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
   get_property(linguas_dir GLOBAL PROPERTY _CLICK_LINGUAS_DIR)
   get_property(po_files GLOBAL PROPERTY _CLICK_PO_FILES)

@@ -42,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     m.add_argument("--output", required=True, metavar="FILE")
     m.add_argument("--input", metavar="FILE", help="a configured manifest.json.in")
     m.add_argument("--source", metavar="NAME", help="what to call the manifest in messages")
-    m.add_argument("--set", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"))
+    m.add_argument("--set-file", nargs=2, action="append", default=[], metavar=("KEY", "FILE"),
+                   help="set KEY to the text of FILE (any character survives the trip)")
     m.add_argument("--architecture", action="append", default=[], metavar="ARCH")
     m.add_argument("--default", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
                    help="a value used only when the manifest lacks KEY")
@@ -145,8 +146,8 @@ def run_manifest(args: argparse.Namespace) -> int:
     data: dict[str, object] = {}
     if args.input:
         data = parse_json_object(Path(args.input).read_bytes(), source)
-    for key, value in args.set:
-        data[key] = value
+    for key, path in args.set_file:
+        data[key] = Path(path).read_text(encoding="utf-8")
     if args.architecture:
         data["architecture"] = (args.architecture[0] if len(args.architecture) == 1
                                 else list(args.architecture))

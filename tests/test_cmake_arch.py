@@ -1,0 +1,193 @@
+"""Which architecture, triplet, framework and AppArmor policy ClickBuild picks, in which order.
+
+Most cases only configure (nothing is compiled or run); the last one cross
+builds for arm64 with Debian's cross compiler and checks the ELF it packed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from backend_helpers import control_field, only_click, verify_both
+from cmake_support import build, cache, configure, elf_machine, flat, qml_app
+from conftest import need, run, write_tree
+
+pytestmark = pytest.mark.slow
+
+LOAD = "find_package(ClickBuild CONFIG REQUIRED)"
+CXX = "project(cxxapp VERSION 1.0 LANGUAGES CXX)"
+HOST_ARCH = run(["dpkg", "--print-architecture"]).stdout.strip()
+HOST_TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+PACKAGE = """
+install(TARGETS hello RUNTIME DESTINATION ${CLICK_INSTALL_BINDIR})
+click_manifest(NAME cxxapp.example TITLE "C++ app" MAINTAINER "Jane Doe <jane@example.com>")
+click_add_hook(hello DESKTOP qmlapp.desktop APPARMOR qmlapp.apparmor)
+click_package()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _tools() -> None:
+    need("cmake")
+    need("ninja")
+
+
+def chosen(tmp_path: Path, *defines: str, env: Mapping[str, str] | None = None,
+           project: str = "project(noneapp LANGUAGES NONE)", body: str = LOAD,
+           binary: str = "build") -> dict[str, str]:
+    src = qml_app(tmp_path / "app", body, project=project,
+                  files={"main.cpp": "int main() { return 0; }\n"})
+    configure(src, tmp_path / binary, *defines, env=env)
+    return cache(tmp_path / binary)
+
+
+def arch(values: Mapping[str, str]) -> tuple[str, str]:
+    return values["CLICK_ARCH"], values["CLICK_ARCH_TRIPLET"]
+
+
+def toolchain(tmp_path: Path, **settings: str) -> str:
+    text = "set(CMAKE_SYSTEM_NAME Linux)\n" + "".join(
+        f'set({k} "{v}")\n' for k, v in settings.items())
+    path = write_tree(tmp_path / "tc", {"toolchain.cmake": text}) / "toolchain.cmake"
+    return f"-DCMAKE_TOOLCHAIN_FILE={path}"
+
+
+def test_a_project_that_compiles_nothing_is_all(tmp_path: Path) -> None:
+    values = chosen(tmp_path)
+    assert arch(values) == ("all", "")
+    assert [values[f"CLICK_INSTALL_{d}"] for d in ("BINDIR", "LIBDIR", "QMLDIR", "DATADIR",
+                                                   "LOCALEDIR")] == [
+        ".", "lib", "qml", ".", "share/locale"]
+
+
+def test_a_compiled_project_takes_the_toolchains_architecture(tmp_path: Path) -> None:
+    values = chosen(tmp_path, project=CXX)
+    assert arch(values) == (HOST_ARCH, HOST_TRIPLET)
+    assert values["CLICK_INSTALL_BINDIR"] == f"lib/{HOST_TRIPLET}/bin"
+    assert values["CLICK_INSTALL_LIBDIR"] == f"lib/{HOST_TRIPLET}"
+    assert values["CLICK_INSTALL_QMLDIR"] == f"lib/{HOST_TRIPLET}"
+    assert values["CLICK_MODE"] == "ON"
+    # In click mode a plain `cmake --install` must not write to the system.
+    assert values["CMAKE_INSTALL_PREFIX"] == str(tmp_path / "build" / "click" / "stage")
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({"ARCH": "arm64"}, ("arm64", "aarch64-linux-gnu")),
+    ({"ARCH": "armhf", "ARCH_TRIPLET": "arm-linux-gnueabihf"}, ("armhf", "arm-linux-gnueabihf")),
+    ({"ARCH_TRIPLET": "aarch64-linux-gnu"}, ("arm64", "aarch64-linux-gnu")),
+    ({"ARCH": "x86_64"}, ("amd64", "x86_64-linux-gnu")),  # a processor name is mapped
+])
+def test_the_environment_of_the_existing_tooling(
+        tmp_path: Path, env: dict[str, str], expected: tuple[str, str]) -> None:
+    assert arch(chosen(tmp_path, env=env, project=CXX)) == expected
+
+
+def test_an_explicit_define_beats_the_environment(tmp_path: Path) -> None:
+    values = chosen(tmp_path, "-DCLICK_ARCH=armhf", env={"ARCH": "arm64"})
+    assert arch(values) == ("armhf", "arm-linux-gnueabihf")
+
+
+def test_the_environment_is_read_again_but_a_define_sticks(tmp_path: Path) -> None:
+    assert arch(chosen(tmp_path, env={"ARCH": "arm64"}))[0] == "arm64"
+    assert arch(chosen(tmp_path))[0] == "all"  # same build folder, ARCH gone
+    assert arch(chosen(tmp_path, "-DCLICK_ARCH=i386"))[0] == "i386"
+    assert arch(chosen(tmp_path, env={"ARCH": "arm64"})) == ("i386", "i386-linux-gnu")
+
+
+@pytest.mark.parametrize(("processor", "expected"), [
+    ("aarch64", ("arm64", "aarch64-linux-gnu")),
+    ("armv7l", ("armhf", "arm-linux-gnueabihf")),
+    ("i686", ("i386", "i386-linux-gnu")),
+    ("x86_64", ("amd64", "x86_64-linux-gnu")),
+])
+def test_a_cross_toolchain_decides_without_compiling_anything(
+        tmp_path: Path, processor: str, expected: tuple[str, str]) -> None:
+    """CMAKE_SYSTEM_PROCESSOR of a toolchain file; no compiler is needed or run."""
+    tc = toolchain(tmp_path, CMAKE_SYSTEM_PROCESSOR=processor)
+    values = chosen(tmp_path, tc)
+    assert arch(values) == expected
+    assert values["CLICK_INSTALL_BINDIR"] == f"lib/{expected[1]}/bin"
+
+
+def test_the_toolchains_library_architecture_comes_first(tmp_path: Path) -> None:
+    tc = toolchain(tmp_path, CMAKE_SYSTEM_PROCESSOR="armv7l",
+                   CMAKE_LIBRARY_ARCHITECTURE="arm-linux-gnueabi")
+    assert arch(chosen(tmp_path, tc)) == ("armel", "arm-linux-gnueabi")
+
+
+def test_an_unknown_processor_names_the_fix(tmp_path: Path) -> None:
+    src = qml_app(tmp_path / "app", LOAD, project="project(noneapp LANGUAGES NONE)")
+    tc = toolchain(tmp_path, CMAKE_SYSTEM_PROCESSOR="sh4")
+    result = configure(src, tmp_path / "build", tc, check=False)
+    assert result.returncode != 0
+    assert ("the toolchain's CMAKE_SYSTEM_PROCESSOR 'sh4' is not a processor this module can map "
+            "to a Debian architecture. Fix: pass -DCLICK_ARCH=<architecture> "
+            "-DCLICK_ARCH_TRIPLET=<triplet>") in flat(result.stderr)
+
+
+def test_an_unknown_arch_in_the_environment_names_the_fix(tmp_path: Path) -> None:
+    src = qml_app(tmp_path / "app", LOAD, project="project(noneapp LANGUAGES NONE)")
+    result = configure(src, tmp_path / "build", env={"ARCH": "vax"}, check=False)
+    assert result.returncode != 0
+    error = flat(result.stderr)
+    assert "the ARCH environment variable is 'vax', which is not a Debian architecture" in error
+    assert "-DCLICK_ARCH_TRIPLET=" in error
+
+
+@pytest.mark.parametrize(("defines", "env", "expected"), [
+    ((), {}, ("ubuntu-sdk-20.04", "20.04")),
+    ((), {"SDK_FRAMEWORK": "ubuntu-sdk-16.04"}, ("ubuntu-sdk-16.04", "16.04")),
+    ((), {"CLICK_FRAMEWORK": "ubuntu-touch-24.04-1.x", "SDK_FRAMEWORK": "ubuntu-sdk-16.04"},
+     ("ubuntu-touch-24.04-1.x", "2404.1")),
+    ((), {"CLICK_FRAMEWORK": "ubuntu-sdk-15.04"}, ("ubuntu-sdk-15.04", "1.3")),
+    ((), {"APPARMOR_POLICY": "16.04"}, ("ubuntu-sdk-20.04", "16.04")),
+    (("-DCLICK_FRAMEWORK=ubuntu-sdk-16.04",), {"CLICK_FRAMEWORK": "ubuntu-sdk-20.04"},
+     ("ubuntu-sdk-16.04", "16.04")),
+    (("-DCLICK_APPARMOR_POLICY=1.3",), {"APPARMOR_POLICY": "16.04"}, ("ubuntu-sdk-20.04", "1.3")),
+])
+def test_framework_and_apparmor_policy(
+        tmp_path: Path, defines: tuple[str, ...], env: dict[str, str],
+        expected: tuple[str, str]) -> None:
+    values = chosen(tmp_path, *defines, env=env)
+    assert (values["CLICK_FRAMEWORK"], values["CLICK_APPARMOR_POLICY"]) == expected
+
+
+def test_languages_enabled_after_loading_are_caught(tmp_path: Path) -> None:
+    body = f"{LOAD}\nenable_language(CXX)\nadd_executable(hello main.cpp)\n{PACKAGE}"
+    src = qml_app(tmp_path / "app", body, project="project(late VERSION 1.0 LANGUAGES NONE)",
+                  files={"main.cpp": "int main() { return 0; }\n"})
+    result = configure(src, tmp_path / "build", check=False)
+    assert result.returncode != 0
+    assert ("CLICK_ARCH became 'all' because no language was enabled when ClickBuild was "
+            "loaded, but the project compiles code. Fix: call find_package(ClickBuild) after "
+            "project(... CXX)") in flat(result.stderr)
+
+
+def test_an_architecture_the_compiler_does_not_build_for_is_flagged(tmp_path: Path) -> None:
+    other = "arm64" if HOST_ARCH != "arm64" else "amd64"
+    src = qml_app(tmp_path / "app", f"{LOAD}\nadd_executable(hello main.cpp)\n{PACKAGE}",
+                  project=CXX, files={"main.cpp": "int main() { return 0; }\n"})
+    result = configure(src, tmp_path / "build", env={"ARCH": other})
+    assert (f"the package is declared {other}") in flat(result.stderr)
+    assert f"but the compiler builds for {HOST_TRIPLET}" in flat(result.stderr)
+
+
+@pytest.mark.oracle
+def test_a_real_cross_build_for_arm64(tmp_path: Path) -> None:
+    compiler = need("aarch64-linux-gnu-g++")
+    src = qml_app(tmp_path / "app", f"{LOAD}\nadd_executable(hello main.cpp)\n{PACKAGE}",
+                  project=CXX, files={"main.cpp": "#include <cstdio>\nint main() { "
+                                                  "std::puts(\"hi\"); }\n"})
+    tc = toolchain(tmp_path, CMAKE_SYSTEM_PROCESSOR="aarch64", CMAKE_CXX_COMPILER=compiler)
+    binary = tmp_path / "build"
+    configure(src, binary, tc)
+    assert arch(cache(binary)) == ("arm64", "aarch64-linux-gnu")
+    build(binary)
+    click = only_click(binary)
+    assert click.name == "cxxapp.example_1.0_arm64.click"
+    verify_both(click)
+    assert control_field(click, "Architecture") == "arm64"
+    run(["dpkg-deb", "-x", str(click), str(tmp_path / "x")])
+    assert elf_machine(tmp_path / "x" / "lib/aarch64-linux-gnu/bin/hello") == 183  # AArch64
