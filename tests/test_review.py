@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import platform
 import re
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,8 @@ def md5sums_with_wrong(path: str) -> str:
 
 
 LIB = "lib/aarch64-linux-gnu/libhello.so"
+REAL_ELF = Path("/bin/true").read_bytes()  # a real program of this machine
+OTHER_ARCH = "arm64" if platform.machine() == "x86_64" else "amd64"
 M = "manifest"
 
 #: check id -> (craft() arguments, the exact (check, file) findings expected)
@@ -119,6 +122,8 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
     "lint.framework-deprecated": (dict(manifest=manifest(framework="ubuntu-sdk-16.04.5"),
                                        files=apparmor(policy_version=16.04)),
                                   {("lint.framework-deprecated", M)}),
+    "lint.framework-local": (dict(manifest=manifest(framework="my-device-fw-1")),
+                             {("lint.framework-local", M)}),
     "lint.framework-prerelease": (dict(manifest=manifest(framework="ubuntu-touch-next-internal"),
                                        files=apparmor(policy_version=9999)),
                                   {("lint.framework-prerelease", M)}),
@@ -126,10 +131,10 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                                    files=with_files({"bin/hello": F(elf_bytes(EM_MIPS, 32),
                                                                     0o755)})),
                               {("lint.arch-unsupported", M)}),
-    "lint.arch-all-compiled": (dict(files=with_files({LIB: F(elf_bytes(EM_AARCH64))})),
+    "lint.arch-all-compiled": (dict(files=with_files({LIB: F(REAL_ELF)})),
                                {("lint.arch-all-compiled", LIB)}),
-    "lint.arch-mismatch": (dict(manifest=manifest(architecture="arm64"),
-                                files=with_files({LIB: F(elf_bytes(EM_X86_64))})),
+    "lint.arch-mismatch": (dict(manifest=manifest(architecture=OTHER_ARCH),
+                                files=with_files({LIB: F(REAL_ELF)})),
                            {("lint.arch-mismatch", LIB)}),
     "lint.arch-unneeded": (dict(manifest=manifest(architecture="arm64")),
                            {("lint.arch-unneeded", M)}),
@@ -165,6 +170,8 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
     "desktop.missing-key": (dict(files=desktop(Icon=None)),
                             {("desktop.missing-key", "hello.desktop")}),
     "desktop.type": (dict(files=desktop(Type="Link")), {("desktop.type", "hello.desktop")}),
+    "desktop.touch": (dict(files=desktop(**{"X-Lomiri-Touch": "false"})),
+                      {("desktop.touch", "hello.desktop")}),
     "desktop.path-key": (dict(files=desktop(Path="/tmp")),
                          {("desktop.path-key", "hello.desktop")}),
     "desktop.exec-absolute": (dict(files=desktop(Exec="/usr/bin/hello")),
@@ -184,8 +191,6 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                             {("desktop.webapp-args", "hello.desktop")}),
     "desktop.icon": (dict(files=desktop(Icon="assets/icon.png")),
                      {("desktop.icon", "hello.desktop")}),
-    "desktop.icon-theme": (dict(files=desktop(Icon="hello")),
-                           {("desktop.icon-theme", "hello.desktop")}),
     # ---- security
     "security.unreadable": (dict(files=with_files({"hello.apparmor": F("{policy_groups: []}")})),
                             {("security.unreadable", "hello.apparmor")}),
@@ -241,8 +246,12 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
 }
 
 
-def findings_of(path: Path, **kwargs: Any) -> list[Finding]:
-    return review_package(path, frameworks_dir=kwargs.get("frameworks_dir", "/nonexistent"))
+#: A frameworks folder as a device or SDK image has one (for lint.framework-local).
+FRAMEWORKS_DIR = ROOT / "tests" / "packages" / "review-frameworks"
+
+
+def findings_of(path: Path, frameworks_dir: Path = FRAMEWORKS_DIR) -> list[Finding]:
+    return review_package(path, frameworks_dir=frameworks_dir)
 
 
 def pairs(findings: list[Finding]) -> set[tuple[str, str]]:
@@ -336,6 +345,21 @@ def test_webapp_and_python_apps_are_good(tmp_path: Path) -> None:
     assert pairs(findings_of(missing)) == {("desktop.exec-arg-missing", "hello.desktop")}
 
 
+def test_icon_may_leave_out_its_suffix(tmp_path: Path) -> None:
+    assert findings_of(craft(tmp_path / "i.click", files=desktop(Icon="assets/logo"))) == []
+    theme = craft(tmp_path / "t.click", files=desktop(Icon="hello"))
+    assert pairs(findings_of(theme)) == {("desktop.icon", "hello.desktop")}
+
+
+def test_extension_keys_and_migrations(tmp_path: Path) -> None:
+    ok = manifest(**{"x-source": "https://example.com", "migrations": {"old-name": "hello.old"}})
+    assert findings_of(craft(tmp_path / "x.click", manifest=ok)) == []
+    bad = manifest(migrations={"new-name": "x"}, _removable=1, icon="/usr/share/icons/x.svg")
+    found = findings_of(craft(tmp_path / "y.click", manifest=bad))
+    assert sorted(f.check for f in found) == [
+        "lint.manifest-field", "lint.manifest-field", "lint.manifest-key"]
+
+
 def test_listing_of_many_leftovers_is_bounded(tmp_path: Path) -> None:
     extra = {f"obj/f{i:02}.o": F(str(i)) for i in range(12)}
     (finding,) = findings_of(craft(tmp_path / "o.click", files=with_files(extra)))
@@ -359,11 +383,9 @@ def test_not_a_click_package_is_one_error(tmp_path: Path) -> None:
 
 def test_system_frameworks_extend_the_table(tmp_path: Path) -> None:
     pkg = craft(tmp_path / "s.click", manifest=manifest(framework="my-device-fw-1"))
-    assert pairs(findings_of(pkg)) == {("lint.framework-unknown", M)}
-    fwdir = tmp_path / "frameworks"
-    fwdir.mkdir()
-    (fwdir / "my-device-fw-1.framework").write_text("Base-Name: my-device\nBase-Version: 1\n")
-    assert findings_of(pkg, frameworks_dir=fwdir) == []
+    assert pairs(findings_of(pkg, tmp_path / "none")) == {("lint.framework-unknown", M)}
+    (finding,) = findings_of(pkg)
+    assert finding.check == "lint.framework-local" and finding.severity == "info"
 
 
 # ------------------------------------------------------------- facts ---
@@ -371,6 +393,11 @@ def test_system_frameworks_extend_the_table(tmp_path: Path) -> None:
 def test_framework_table_facts() -> None:
     assert FRAMEWORKS["ubuntu-sdk-20.04"] == "available"
     assert FRAMEWORKS["ubuntu-touch-24.04-1.x"] == "available"
+    assert FRAMEWORKS["ubuntu-touch-24.04-2.x-qml"] == "available"
+    assert FRAMEWORKS["ubuntu-touch-26.04-1.x"] == "prereleased"
+    assert policy_version_for(["ubuntu-touch-24.04-2.x"])[1] == 2404.2  # type: ignore[index]
+    assert policy_version_for(["ubuntu-touch-26.04-1.x-qml"])[1] == 2604.1  # type: ignore[index]
+    assert "ubuntu-account-plugin" not in POLICIES["ubuntu"]["2604.1"].templates
     assert FRAMEWORKS["ubuntu-sdk-16.04.8-qml"] == "deprecated"
     assert FRAMEWORKS["ubuntu-sdk-15.04.7-html"] == "obsolete"
     assert FRAMEWORKS["ubuntu-sdk-13.10"] == "obsolete"
@@ -407,8 +434,6 @@ def test_elf_headers() -> None:
 
 
 def test_elf_header_of_a_real_binary() -> None:
-    import platform
-
     head = Path("/bin/true").read_bytes()[:64]
     info = parse_elf_header(head)
     assert info is not None and info.is_code

@@ -70,8 +70,8 @@ def test_review_command_text_and_exit_status(cli: Cli, tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "error: hello.desktop: sets Path" in result.stdout
     assert "    fix: remove the Path line" in result.stdout
-    assert "info: hello.desktop: Icon 'logo' is an icon-theme name" in result.stdout
-    assert result.stdout.endswith(f"{bad}: 1 error, 1 info\n")
+    assert "error: hello.desktop: Icon 'logo' is not a file in the package" in result.stdout
+    assert result.stdout.endswith(f"{bad}: 2 errors\n")
 
 
 def test_review_strict_fails_on_warnings(cli: Cli, tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ from conftest import CLICK_BUILD, ROOT, run
 from click_build.new import list_templates
 from click_build.review import review_package
 
-EXAMPLES = sorted(p.name for p in (ROOT / "examples").iterdir()
-                  if (p / "manifest.json").exists() and (p / "pyproject.toml").exists())
+EXAMPLES = sorted(p.name for p in (ROOT / "examples").iterdir() if (p / "pyproject.toml").exists())
 KINDS = [t.kind for t in list_templates()]
 
 
@@ -29,7 +28,7 @@ def assert_clean(package: Path) -> None:
 
 
 def test_there_are_examples_and_templates() -> None:
-    assert {"hello-qml", "hello-html5", "hello-python"} <= set(EXAMPLES)
+    assert {"hello-qml", "hello-html5", "hello-python", "hello-cpp"} <= set(EXAMPLES)
     assert {"qml", "html5"} <= set(KINDS)
 
 

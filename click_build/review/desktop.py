@@ -3,7 +3,8 @@
 The file must parse, carry Name, Exec, Icon, Type=Application and the touch
 marker; Exec must start something that exists (a program in the package or a
 launcher the system ships) and the files it passes must be there too; Icon
-must be a file of the package.
+must be a file of the package
+(its suffix may be left out).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ LAUNCHERS: dict[str, str] = {
 }
 REQUIRED_KEYS = ("Name", "Exec", "Icon", "Type")
 TOUCH_KEYS = ("X-Lomiri-Touch", "X-Ubuntu-Touch")
-IMAGE_EXTENSIONS = (".png", ".svg", ".svgz", ".jpg", ".jpeg", ".xpm", ".ico", ".webp")
+#: Icon may omit one of these suffixes (the stores try them in turn).
+ICON_SUFFIXES = ("", ".svg", ".png", ".jpg")
 _KEY = re.compile(r"^[A-Za-z0-9-]+(\[[^\]=]+\])?$")
 _ESCAPES = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\", ";": ";"}
 
@@ -153,6 +155,11 @@ class _Checker:
             self.add("desktop.missing-key",
                      f"lacks {', '.join(missing)} in [Desktop Entry]",
                      "add " + ", ".join(f"{k}={_EXAMPLES[k]}" for k in missing))
+        touch = next((k for k in TOUCH_KEYS if entry.get(k)), None)
+        if touch is not None and entry.get(touch) not in ("true", "True"):
+            self.add("desktop.touch",
+                     f"{touch} is {entry.get(touch)!r}; touch apps must say true",
+                     f"set {touch}=true")
         kind = entry.get("Type")
         if kind and kind != "Application":
             self.add("desktop.type", f"Type is {kind!r}; apps need Type=Application",
@@ -292,19 +299,16 @@ class _Checker:
     def _check_icon(self, icon: str) -> None:
         if icon.startswith("/"):
             self.add("desktop.icon",
-                     f"Icon {icon!r} is an absolute path; the package may not rely on it",
+                     f"Icon {icon!r} is an absolute path; the icon must be in the package",
                      "ship the icon in the package and give its path relative to the package "
                      "root, e.g. 'Icon=assets/logo.svg'")
             return
-        if "/" in icon or icon.lower().endswith(IMAGE_EXTENSIONS):
-            if self.data.kind(icon) != "file":
-                self.add("desktop.icon", f"Icon {icon!r} is not a file in the package",
-                         "ship the icon at that path (relative to the package root) or correct "
-                         "Icon")
+        # As the stores: the path itself, or the path with an image suffix added.
+        if any(self.data.kind(icon + suffix) == "file" for suffix in ICON_SUFFIXES):
             return
-        self.ctx.report.add("desktop.icon-theme", self.path,
-                            f"Icon {icon!r} is an icon-theme name; it shows only if the system "
-                            "theme has it", "ship your own icon, e.g. 'Icon=assets/logo.svg'")
+        self.add("desktop.icon", f"Icon {icon!r} is not a file in the package",
+                 "ship the icon and give its path relative to the package root (e.g. "
+                 "'Icon=assets/logo.svg'); icon-theme names are not accepted")
 
 
 _EXAMPLES = {

@@ -21,6 +21,7 @@ from ..frameworks import list_frameworks
 __all__ = [
     "FRAMEWORKS",
     "POLICIES",
+    "POLICY_BY_PREFIX",
     "FrameworkState",
     "Policy",
     "framework_state",
@@ -55,9 +56,11 @@ _OBSOLETE = [
 _DEPRECATED = _family("ubuntu-sdk-16.04", _PLAIN, range(1, 9))
 _AVAILABLE = [
     "ubuntu-sdk-20.04", "ubuntu-sdk-20.04-qml", "ubuntu-sdk-20.04.1", "ubuntu-sdk-20.04.1-qml",
-    "ubuntu-touch-24.04-1.x", "ubuntu-touch-24.04-1.x-papi", "ubuntu-touch-24.04-1.x-qml",
+    *_family("ubuntu-touch-24.04-1.x", ("", "-papi", "-qml")),
+    *_family("ubuntu-touch-24.04-2.x", ("", "-papi", "-qml")),
 ]
-_PRERELEASED = ["ubuntu-touch-next-internal"]
+_PRERELEASED = [*_family("ubuntu-touch-26.04-1.x", ("", "-papi", "-qml")),
+                "ubuntu-touch-next-internal"]
 
 #: Every framework the stores know, with its state.
 FRAMEWORKS: dict[str, FrameworkState] = {
@@ -68,7 +71,7 @@ FRAMEWORKS: dict[str, FrameworkState] = {
 }
 
 #: Framework name prefix -> the AppArmor policy version its apps must declare.
-_POLICY_BY_PREFIX: tuple[tuple[str, float], ...] = (
+POLICY_BY_PREFIX: tuple[tuple[str, float], ...] = (
     ("ubuntu-sdk-13.10", 1.0),
     ("ubuntu-sdk-14.04", 1.1),
     ("ubuntu-sdk-14.10", 1.2),
@@ -76,6 +79,8 @@ _POLICY_BY_PREFIX: tuple[tuple[str, float], ...] = (
     ("ubuntu-sdk-16.04", 16.04),
     ("ubuntu-sdk-20.04", 20.04),
     ("ubuntu-touch-24.04-1.x", 2404.1),
+    ("ubuntu-touch-24.04-2.x", 2404.2),
+    ("ubuntu-touch-26.04-1.x", 2604.1),
     ("ubuntu-touch-next", 9999.0),
 )
 
@@ -110,6 +115,7 @@ _R12 = ("calendar contacts debug history music_files music_files_read picture_fi
 _T10 = "default ubuntu-sdk ubuntu-webapp"
 _T12 = "default ubuntu-account-plugin ubuntu-push-helper ubuntu-scope-network ubuntu-sdk ubuntu-webapp"
 _T20 = "default ubuntu-account-plugin ubuntu-push-helper ubuntu-sdk ubuntu-webapp"
+_T26 = "default ubuntu-push-helper ubuntu-sdk ubuntu-webapp"
 _G12 = _G10 + " accounts push-notification-client webview"
 _G13 = _G12 + " in-app-purchases"
 _G20 = _G12 + " fm_radio nfc"
@@ -125,6 +131,8 @@ POLICIES: dict[str, dict[str, Policy]] = {
         "16.04": _policy(_T12, _G13 + " fm_radio nfc", _R12 + " bluetooth"),
         "20.04": _policy(_T20, _G20, _R12 + " bluetooth"),
         "2404.1": _policy(_T20, _G20, _R12 + " bluetooth"),
+        "2404.2": _policy(_T20, _G20, _R12 + " bluetooth"),
+        "2604.1": _policy(_T26, _G20, _R12 + " bluetooth"),
         "9999.0": _policy(_T20, _G20, _R12 + " bluetooth"),
     },
 }
@@ -142,7 +150,7 @@ def policy(vendor: str, version: float) -> Policy | None:
 def policy_version_for(frameworks: list[str]) -> tuple[str, float] | None:
     """The (framework, policy version) that the package's AppArmor files must use."""
     for name in frameworks:
-        for prefix, version in _POLICY_BY_PREFIX:
+        for prefix, version in POLICY_BY_PREFIX:
             if name.startswith(prefix):
                 return name, version
     return None

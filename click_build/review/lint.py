@@ -34,23 +34,27 @@ CONTROL_FIELDS = ("Package", "Version", "Click-Version", "Architecture", "Mainta
 KNOWN_HOOKS = frozenset({
     "accounts", "account-application", "account-provider", "account-qml-plugin",
     "account-service", "apparmor", "apparmor-profile", "bin-path", "content-hub", "desktop",
-    "framework", "pay-ui", "puritine", "push-helper", "scope", "snappy-systemd", "urls",
+    "language-packs", "pay-ui", "puritine", "push-helper", "scope", "snappy-systemd", "urls",
 })
 #: Hooks the stores hold for manual review.
-REVIEWED_HOOKS = ("apparmor-profile", "framework", "pay-ui")
+REVIEWED_HOOKS = ("apparmor-profile", "pay-ui", "puritine")
 #: An app with one of these is not a launcher entry, so it needs no desktop file.
 NON_GRAPHICAL_HOOKS = frozenset({
-    "account-provider", "account-qml-plugin", "apparmor-profile", "bin-path", "framework",
+    "account-provider", "account-qml-plugin", "apparmor-profile", "bin-path", "language-packs",
     "pay-ui", "puritine", "push-helper", "scope", "snappy-systemd",
 })
 #: Hooks whose target is a folder rather than a file.
 FOLDER_HOOKS = frozenset({"scope", "bin-path", "account-qml-plugin", "puritine"})
 SUPPORTED_ARCHES = ("armhf", "arm64", "amd64")
+#: Top-level manifest keys the stores accept (besides 'x-' extensions).
+STORE_KEYS = ("name", "version", "framework", "title", "description", "maintainer",
+              "architecture", "installed-size", "icon", "hooks", "migrations", "ports",
+              "source", "type")
 SYSTEM_HOOKS_DIR = Path("/usr/share/click/hooks")
 VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arch}")
 LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
                      "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
-                     "*.pro.user", "CMakeLists.txt.user")
+                     "*.pro.user", "CMakeLists.txt.user", "*.click")
 _VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
 _LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
 _SHOWN = 5
@@ -58,7 +62,7 @@ _FIELD_HINTS = {
     "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
             "e.g. 'myapp.yourname'",
     "version": "use a Debian version such as '1.0.2' (digits first, no '_' or '/')",
-    "framework": "set one framework, e.g. 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x'",
+    "framework": "set one framework, e.g. 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-2.x'",
     "title": "give a one-line title, e.g. \"title\": \"My App\"",
     "architecture": "use 'all' for QML/HTML/Python apps, or 'armhf', 'arm64' or 'amd64'",
     "hooks": "map each app name to its hooks, e.g. \"hooks\": {\"myapp\": {\"desktop\": "
@@ -168,17 +172,31 @@ def check_manifest(ctx: Context) -> None:
             add("lint.manifest-field", "manifest", problem,
                 _FIELD_HINTS.get(field, "fix this field in manifest.json and rebuild"))
     for problem in problems.warnings:
-        field = problem.split(":", 1)[0]
-        if field == "framework":
+        if problem.split(":", 1)[0] == "framework":
             add("lint.framework-unknown", "manifest", problem, _FIELD_HINTS["framework"])
-        else:
-            add("lint.manifest-key", "manifest", problem,
-                "rename or remove the key; use an 'x-' prefix for your own keys")
-    for key in ctx.manifest:
-        if key.startswith("_"):
-            add("lint.manifest-key", "manifest",
-                f"{key}: keys starting with '_' are reserved for the installer",
-                "remove the key from manifest.json ('click-build build' drops such keys)")
+    for key in sorted(ctx.manifest):
+        if key in STORE_KEYS or key.startswith("x-"):
+            continue
+        close = difflib.get_close_matches(key, STORE_KEYS, n=1, cutoff=0.75)
+        why = (f"did you mean {close[0]!r}?" if close else
+               "keys starting with '_' are the installer's" if key.startswith("_") else
+               "not a manifest field")
+        add("lint.manifest-key", "manifest", f"{key}: the stores reject this key ({why})",
+            "rename it to the field you meant, or prefix your own keys with 'x-'")
+    icon = ctx.manifest.get("icon")
+    if isinstance(icon, str) and icon.startswith("/"):
+        add("lint.manifest-field", "manifest",
+            f"icon: {icon!r} is an absolute path; the stores want the package's own icon",
+            "ship the icon and give its path relative to the package root, e.g. "
+            "\"icon\": \"assets/logo.svg\"")
+    migrations = ctx.manifest.get("migrations")
+    if "migrations" in ctx.manifest and not (
+            isinstance(migrations, dict) and migrations
+            and set(migrations) <= {"old-name"}
+            and isinstance(migrations.get("old-name", ""), str)):
+        add("lint.manifest-field", "manifest",
+            "migrations must be an object with only \"old-name\": the app's former name",
+            "write \"migrations\": {\"old-name\": \"old.app.name\"} or remove the key")
     if not ctx.hooks and not any(e.startswith("hooks") for e in problems.errors):
         add("lint.no-apps", "manifest", "declares no apps: there is nothing to launch",
             "add \"hooks\": {\"myapp\": {\"desktop\": \"myapp.desktop\", \"apparmor\": "
@@ -203,17 +221,22 @@ def check_frameworks(ctx: Context) -> None:
         elif state == "obsolete":
             add("lint.framework-obsolete", "manifest",
                 f"framework {name!r} is obsolete: no device runs it and stores refuse it",
-                "move to 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x' and update the "
+                "move to a current framework such as 'ubuntu-touch-24.04-2.x' and update the "
                 "AppArmor policy_version to match")
         elif state == "deprecated":
             add("lint.framework-deprecated", "manifest",
                 f"framework {name!r} is deprecated (Ubuntu Touch 16.04 has reached its end)",
-                "move to 'ubuntu-sdk-20.04' or 'ubuntu-touch-24.04-1.x' and update the "
+                "move to a current framework such as 'ubuntu-touch-24.04-2.x' and update the "
                 "AppArmor policy_version to match")
+        elif state == "system":
+            add("lint.framework-local", "manifest",
+                f"framework {name!r} is known only from this system's frameworks folder; "
+                "stores may not know it, and its AppArmor policy version is not checked",
+                "for a published app use a framework the stores know, e.g. 'ubuntu-touch-24.04-2.x'")
         elif state == "prereleased":
             add("lint.framework-prerelease", "manifest",
                 f"framework {name!r} is for unreleased systems only",
-                "use a released framework such as 'ubuntu-touch-24.04-1.x' for published apps")
+                "use a released framework such as 'ubuntu-touch-24.04-2.x' for published apps")
 
 
 # ---------------------------------------------------------------- data ---
