@@ -97,7 +97,9 @@ def md5sums_with_wrong(path: str) -> str:
 
 LIB = "lib/aarch64-linux-gnu/libhello.so"
 REAL_ELF = Path("/bin/true").read_bytes()  # a real program of this machine
-OTHER_ARCH = "arm64" if platform.machine() == "x86_64" else "amd64"
+HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}[platform.machine()]
+OTHER_ARCH = "arm64" if HOST_ARCH == "amd64" else "amd64"
+QT515_ELF = REAL_ELF + b"\0Qt_5\0Qt_5.15\0"  # what a program linked against Qt 5.15 carries
 M = "manifest"
 
 #: check id -> (craft() arguments, the exact (check, file) findings expected)
@@ -138,6 +140,9 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                            {("lint.arch-mismatch", LIB)}),
     "lint.arch-unneeded": (dict(manifest=manifest(architecture="arm64")),
                            {("lint.arch-unneeded", M)}),
+    "lint.qt-version": (dict(manifest=manifest(architecture=HOST_ARCH),
+                             files=with_files({"lib/bin/hello": F(QT515_ELF, 0o755)})),
+                        {("lint.qt-version", "lib/bin/hello")}),
     "lint.setuid": (dict(files=with_files({"helper.sh": F("#!/bin/sh\n", 0o4755)})),
                     {("lint.setuid", "helper.sh")}),
     "lint.world-writable": (dict(files=with_files({"notes.txt": F("x", 0o666)})),
@@ -343,6 +348,23 @@ def test_webapp_and_python_apps_are_good(tmp_path: Path) -> None:
     assert findings_of(py) == []
     missing = craft(tmp_path / "q.click", files=desktop(Exec="python3 src/main.py"))
     assert pairs(findings_of(missing)) == {("desktop.exec-arg-missing", "hello.desktop")}
+
+
+def test_qt_version_against_the_framework(tmp_path: Path) -> None:
+    def review_with(framework: str, elf: bytes, policy_version: float = 20.04) -> set[Any]:
+        pkg = craft(tmp_path / "q.click",
+                    manifest=manifest(architecture=HOST_ARCH, framework=framework),
+                    files={**apparmor(policy_version=policy_version),
+                           "lib/bin/hello": F(elf, 0o755)})
+        return pairs(findings_of(pkg))
+
+    assert review_with("ubuntu-touch-24.04-1.x", QT515_ELF, 2404.1) == set()
+    assert review_with("ubuntu-sdk-20.04", REAL_ELF + b"Qt_5.12\0Qt_5.9\0") == set()
+    assert review_with("ubuntu-sdk-20.04", REAL_ELF + b"Qt_5.4\0") == {
+        ("lint.qt-version", "lib/bin/hello")}
+    # a tag across the boundary of two 1 MiB chunks of the stream
+    big = REAL_ELF + bytes((1 << 20) - len(REAL_ELF) - 3) + b"Qt_5.15\0"
+    assert review_with("ubuntu-sdk-20.04", big) == {("lint.qt-version", "lib/bin/hello")}
 
 
 def test_icon_may_leave_out_its_suffix(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ STORE: dict[str, str] = {
         "desktop.missing-key", "desktop.path-key", "desktop.touch", "desktop.type",
         "desktop.webapp-args",
         "hooks.bad-value", "hooks.missing-key", "hooks.push-helper-peers",
-        "lint.arch-all-compiled", "lint.arch-unsupported", "lint.control",
+        "lint.arch-all-compiled", "lint.arch-unsupported", "lint.control", "lint.qt-version",
         "lint.control-mismatch", "lint.framework-obsolete", "lint.framework-unknown",
         "lint.hook-missing-apparmor", "lint.hook-unknown", "lint.maintainer",
         "lint.manifest-field", "lint.package-invalid", "lint.symlink-external",
@@ -101,6 +101,7 @@ from clickreviews.apparmor import APPARMOR_POLICIES
 from clickreviews.cr_lint import ClickReviewLint
 from clickreviews.cr_security import ClickReviewSecurity
 from clickreviews.cr_desktop import ClickReviewDesktop
+from clickreviews.cr_functional import QT_MIN_FRAMEWORKS
 pkg = sys.argv[1]
 lint, security, desktop = ClickReviewLint(pkg), ClickReviewSecurity(pkg), ClickReviewDesktop(pkg)
 print(json.dumps({
@@ -115,6 +116,7 @@ print(json.dumps({
     "security_fields": security.all_fields,
     "redflag_fields": security.redflag_fields,
     "ignored_fields": security.ignored_fields,
+    "qt": QT_MIN_FRAMEWORKS,
 }))
 """
 
@@ -125,7 +127,12 @@ def test_tables_match_the_store_tool(tmp_path: Path) -> None:
     import json
 
     from click_build.review import desktop, lint, security
-    from click_build.review.frameworks import POLICY_BY_PREFIX, FRAMEWORKS, POLICIES
+    from click_build.review.frameworks import (
+        FRAMEWORKS,
+        POLICIES,
+        POLICY_BY_PREFIX,
+        QT_MIN_FRAMEWORK,
+    )
 
     python = CLICK_REVIEW.parent / "python"
     if not python.exists():
@@ -150,3 +157,4 @@ def test_tables_match_the_store_tool(tmp_path: Path) -> None:
     assert security.ALL_FIELDS == set(facts["security_fields"])
     assert set(security.REDFLAG_FIELDS) == set(facts["redflag_fields"])
     assert set(security.IGNORED_FIELDS) == set(facts["ignored_fields"])
+    assert QT_MIN_FRAMEWORK == facts["qt"]

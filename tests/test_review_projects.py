@@ -10,14 +10,22 @@ from conftest import CLICK_BUILD, ROOT, run
 
 from click_build.new import list_templates
 from click_build.review import review_package
+from click_build.review.frameworks import QT_MIN_FRAMEWORK
 
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").iterdir() if (p / "pyproject.toml").exists())
 KINDS = [t.kind for t in list_templates()]
 
 
+def host_qt_framework() -> str:
+    """The framework whose Qt this machine compiles against (CMake projects link to it)."""
+    version = run(["pkg-config", "--modversion", "Qt5Core"]).stdout.strip()
+    return QT_MIN_FRAMEWORK[".".join(version.split(".")[:2])]
+
+
 def build_wheel(project: Path, out: Path) -> Path:
+    env = {"CLICK_FRAMEWORK": host_qt_framework()} if (project / "CMakeLists.txt").exists() else {}
     run([str(Path(CLICK_BUILD[0])), "-m", "build", "--wheel", "-n", "-x", "--outdir", str(out),
-         str(project)])
+         str(project)], env=env)
     (package,) = out.glob("*.click")
     return package
 

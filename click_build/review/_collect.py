@@ -8,6 +8,7 @@ anyway), the modes, and the bytes of the few small files the checks parse
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -19,6 +20,9 @@ __all__ = ["MAX_PARSED_FILE", "Collected", "collect"]
 
 #: Hook files bigger than this are not read (and reported): they are a few KiB.
 MAX_PARSED_FILE = 1 << 20
+#: Qt's symbol version tags (``Qt_5.15``) name the Qt release compiled code needs.
+_QT = re.compile(rb"Qt_([0-9]{1,2})\.([0-9]{1,2})(?![0-9])")
+_QT_TAIL = 8
 
 
 @dataclass
@@ -32,6 +36,7 @@ class Collected:
     contents: dict[str, bytes] = field(default_factory=dict)
     too_large: set[str] = field(default_factory=set)
     hardlinks: dict[str, str] = field(default_factory=dict)
+    qt: dict[str, tuple[int, int]] = field(default_factory=dict)  # ELF -> newest Qt linked
     order: list[str] = field(default_factory=list)  # every path, archive order
 
     def resolve(self, path: str) -> str | None:
@@ -86,13 +91,24 @@ class _Sink:
             out.executables.add(entry.path)
         first = next(chunks, b"")
         elf = parse_elf_header(first[:HEADER_SIZE])
+        keep = entry.path in self.wanted
+        if keep and entry.size > MAX_PARSED_FILE:
+            out.too_large.add(entry.path)
+            keep = False
         if elf is not None:
             out.elf[entry.path] = elf
-        if entry.path in self.wanted:
-            if entry.size > MAX_PARSED_FILE:
-                out.too_large.add(entry.path)
-            else:
-                out.contents[entry.path] = first + b"".join(chunks)
+        if keep or (elf is not None and elf.is_code):
+            parts, qt, tail = [first], set(_QT.findall(first)), first[-_QT_TAIL:]
+            for chunk in chunks:
+                if keep:
+                    parts.append(chunk)
+                if elf is not None:
+                    qt.update(_QT.findall(tail + chunk))
+                    tail = chunk[-_QT_TAIL:]
+            if keep:
+                out.contents[entry.path] = b"".join(parts)
+            if elf is not None and qt:
+                out.qt[entry.path] = max((int(a), int(b)) for a, b in qt)
         if self.progress is not None:
             self.progress.advance(entry.size >> 10)
 
@@ -107,6 +123,8 @@ class _Sink:
             out.executables.add(entry.path)
         if entry.target in out.elf:
             out.elf[entry.path] = out.elf[entry.target]
+        if entry.target in out.qt:
+            out.qt[entry.path] = out.qt[entry.target]
 
 
 class _Capture:

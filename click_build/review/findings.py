@@ -50,6 +50,7 @@ CHECKS: dict[str, Check] = {
     "lint.arch-all-compiled": _c("error", "architecture 'all' but compiled code inside"),
     "lint.arch-mismatch": _c("error", "compiled code for another architecture"),
     "lint.arch-unneeded": _c("warning", "an architecture is set but nothing is compiled"),
+    "lint.qt-version": _c("error", "compiled code needs a newer Qt than the framework has"),
     "lint.setuid": _c("error", "a file has the setuid or setgid bit"),
     "lint.world-writable": _c("error", "a file or folder is writable by everyone"),
     "lint.symlink-external": _c("error", "a symbolic link points outside the package"),

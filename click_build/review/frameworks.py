@@ -22,6 +22,7 @@ __all__ = [
     "FRAMEWORKS",
     "POLICIES",
     "POLICY_BY_PREFIX",
+    "QT_MIN_FRAMEWORK",
     "FrameworkState",
     "Policy",
     "framework_state",
@@ -83,6 +84,16 @@ POLICY_BY_PREFIX: tuple[tuple[str, float], ...] = (
     ("ubuntu-touch-26.04-1.x", 2604.1),
     ("ubuntu-touch-next", 9999.0),
 )
+
+
+#: Qt release linked by compiled code -> the oldest framework that ships it
+#: (compared in dpkg version order, as the stores do).
+QT_MIN_FRAMEWORK: dict[str, str] = {
+    "5.9": "ubuntu-sdk-16.04",
+    "5.12": "ubuntu-sdk-16.04.5",
+    "5.15": "ubuntu-touch-24.04-1.x",
+    "6.10": "ubuntu-touch-26.04-1.x",
+}
 
 
 @dataclass(frozen=True)

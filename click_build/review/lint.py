@@ -17,7 +17,7 @@ from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
 from ..package import FORBIDDEN_FIELDS, STATIC_PREINSTS
 from ..versions import compare_versions
 from .findings import Context
-from .frameworks import known_frameworks
+from .frameworks import QT_MIN_FRAMEWORK, known_frameworks
 
 __all__ = [
     "KNOWN_HOOKS",
@@ -262,6 +262,7 @@ def report_scan_failure(ctx: Context, message: str) -> None:
 def check_data(ctx: Context) -> None:
     """Checks over the data tree gathered by the one streaming pass."""
     _check_architecture(ctx)
+    _check_qt(ctx)
     _check_modes_and_links(ctx)
     _check_hook_targets(ctx)
     _check_app_hooks(ctx)
@@ -303,6 +304,33 @@ def _check_architecture(ctx: Context) -> None:
             f"{_listing(paths)}",
             f"rebuild these files for {', '.join(arches)} (e.g. 'clickable build --arch "
             f"{arches[0]}'), or correct \"architecture\" in manifest.json")
+
+
+def _check_qt(ctx: Context) -> None:
+    """Compiled code linked against a Qt newer than the framework's does not start."""
+    assert ctx.data is not None
+    if not ctx.frameworks:
+        return
+    by_version: dict[tuple[int, int], list[str]] = {}
+    for path, version in sorted(ctx.data.qt.items()):
+        by_version.setdefault(version, []).append(path)
+    for (major, minor), paths in sorted(by_version.items()):
+        qt = f"{major}.{minor}"
+        needed = QT_MIN_FRAMEWORK.get(qt)
+        if needed is None:
+            add_hint = ("build against the Qt of your framework (Qt 5.12 for ubuntu-sdk-20.04, "
+                        "Qt 5.15 for ubuntu-touch-24.04-*)")
+            ctx.report.add("lint.qt-version", paths[0],
+                           f"linked against Qt {qt}, which no Ubuntu Touch framework ships: "
+                           f"{_listing(paths)}", add_hint)
+        elif not any(compare_versions(fw, needed) >= 0 for fw in ctx.frameworks):
+            ctx.report.add(
+                "lint.qt-version", paths[0],
+                f"linked against Qt {qt}, newer than framework {ctx.framework!r} ships "
+                f"(Qt {qt} needs {needed} or later): {_listing(paths)}",
+                f"build inside the framework's SDK (e.g. 'clickable build'), or declare a "
+                f"framework with Qt {qt}, e.g. {needed!r} (CLICK_FRAMEWORK={needed} for CMake "
+                "projects), and its AppArmor policy_version")
 
 
 def _check_modes_and_links(ctx: Context) -> None:
