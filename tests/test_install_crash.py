@@ -21,9 +21,14 @@ from install_support import Env, check_invariants, current_user, make_click, mak
 
 DRIVER = r"""
 import os, signal, sys
-limit = int(sys.argv[1])
+limit, mode = int(sys.argv[1]), sys.argv[2]
+main_pid = os.getpid()
 count = [0]
 def step():
+    # "parent": only the installer process counts and dies; "child": only the
+    # process it forks to unpack as clickpkg (so each gets every step).
+    if (os.getpid() == main_pid) != (mode == "parent"):
+        return
     count[0] += 1
     if count[0] == limit:
         os.kill(os.getpid(), signal.SIGKILL)
@@ -44,7 +49,7 @@ wrap(fs, "exchange")
 import click_build.install.installer as installer
 installer.exchange = fs.exchange
 from click_build.cli import main
-sys.exit(main(sys.argv[2:]))
+sys.exit(main(sys.argv[3:]))
 """
 
 
@@ -53,9 +58,10 @@ def install_args(env: Env, pkg: Path) -> list[str]:
             f"--user={current_user()}", str(pkg)]
 
 
-def run_killed_at(env: Env, step: int, args: list[str]) -> subprocess.CompletedProcess[str]:
+def run_killed_at(env: Env, step: int, args: list[str],
+                  mode: str = "parent") -> subprocess.CompletedProcess[str]:
     full = dict(os.environ, **env.vars())
-    return subprocess.run([sys.executable, "-c", DRIVER, str(step), *args], env=full,
+    return subprocess.run([sys.executable, "-c", DRIVER, str(step), mode, *args], env=full,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -65,11 +71,11 @@ def registered(env: Env) -> str:
 
 
 def crash_everywhere(env: Env, args: list[str], before: str, after: str,
-                     stride: int = 1) -> int:
+                     stride: int = 1, mode: str = "parent") -> int:
     """Kill at step 1, 1+stride, ... until a run finishes; check each aftermath."""
     step, killed = 1, 0
     while True:
-        result = run_killed_at(env, step, args)
+        result = run_killed_at(env, step, args, mode)
         assert "Traceback" not in result.stderr, result.stderr
         problems = check_invariants(env.root)
         assert problems == [], (step, problems)
@@ -110,8 +116,8 @@ def env(tmp_path: Path) -> Env:
 @pytest.mark.slow
 def test_killed_fresh_install_leaves_a_consistent_database(env: Env) -> None:
     killed = crash_everywhere(env, install_args(env, env.base / "com.example.app_1.0_all.click"),
-                              "", "1.0", stride=3)
-    assert killed >= 10
+                              "", "1.0")
+    assert killed >= 20
 
 
 @pytest.mark.slow
@@ -120,6 +126,18 @@ def test_killed_upgrade_keeps_the_old_version_usable(env: Env) -> None:
     killed = crash_everywhere(env, install_args(env, env.base / "com.example.app_2.0_all.click"),
                               "1.0", "2.0")
     assert killed >= 30
+
+
+@pytest.mark.slow
+@pytest.mark.root
+def test_killed_unpacking_child_leaves_nothing(env: Env) -> None:
+    """Root unpacks in a child running as clickpkg: kill that one at every step."""
+    if os.geteuid() != 0:
+        pytest.skip("only root forks an unpacking child")
+    reset(env, "1.0")
+    killed = crash_everywhere(env, install_args(env, env.base / "com.example.app_2.0_all.click"),
+                              "1.0", "2.0", mode="child")
+    assert killed >= 15
 
 
 @pytest.mark.slow

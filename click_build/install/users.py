@@ -90,14 +90,19 @@ class Registry:
     def overlay_dir(self) -> str:
         return users_dir(self.db.overlay, self.name)
 
-    def _lookup(self, package: str) -> tuple[str, str]:
-        """(link path, target) of the registration that applies, or an error."""
+    def _lookup(self, package: str, ignore: str | None = None) -> tuple[str, str]:
+        """(link path, target) of the registration that applies, or an error.
+
+        ``ignore``: a link path to treat as absent.
+        """
         for root in reversed(self.db.roots):
             candidates = [(self.name, "user " + self.name)]
             if self.name != ALL_USERS:
                 candidates.append((ALL_USERS, "all users"))
             for owner, who in candidates:
                 path = os.path.join(users_dir(root, owner), package)
+                if path == ignore:
+                    continue
                 target = _valid_link(path)
                 if target is not None:
                     return path, target
@@ -204,13 +209,15 @@ class Registry:
         directory = self._ensure_dir(owners)
         path = os.path.join(directory, package)
         if _valid_link(path) is not None:
-            # As the original: drop our own link if a lower layer already says the same.
-            os.unlink(path)
+            # As the original: our own link goes if a lower layer already says the
+            # same; unlike it, the link is never missing in between.
             try:
-                if self.get_version(package) == version:
-                    return
+                beneath = os.path.basename(self._lookup(package, ignore=path)[1])
             except InstallError:
-                pass
+                beneath = None
+            if beneath == version:
+                os.unlink(path)
+                return
         atomic_symlink(target, path, tmp_dir, self._ids())
 
     def remove_link(self, package: str, tmp_dir: str,
