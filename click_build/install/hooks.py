@@ -335,8 +335,9 @@ class Hook:
     def sync(self, user: str | None = None) -> None:
         """Link every relevant app, drop links nobody needs, run Exec once."""
         seen = set()
+        apps = self.relevant_apps(user)  # read with our privileges, written with theirs
         with as_user(user if self.is_user_level else None):
-            for package, version, app, owner, relpath in self.relevant_apps(user):
+            for package, version, app, owner, relpath in apps:
                 seen.add(f"{package}_{app}_{version}")
                 self._install_link(package, version, app, relpath, owner)
             for path, package, version, app in self.previous_entries(user):

@@ -182,7 +182,9 @@ class Registry:
         if not os.path.isdir(directory):
             makedirs(os.path.dirname(directory), owners)
             os.mkdir(directory, 0o755)
-            chown_to(directory, self._ids())
+        ids = self._ids()
+        if ids is not None and os.stat(directory).st_uid != ids[0]:
+            chown_to(directory, ids)  # also repairs one a killed run left to root
         return directory
 
     def _ids(self) -> tuple[int, int] | None:
