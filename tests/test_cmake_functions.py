@@ -430,3 +430,40 @@ def test_click_mode_off_is_a_desktop_install(tmp_path: Path) -> None:
 def test_the_python_helper_is_hidden_from_help() -> None:
     out = run([sys.executable, "-m", "click_build", "--help"]).stdout
     assert "_cmake" not in out
+
+
+@pytest.mark.oracle
+def test_folders_with_spaces_and_a_translated_desktop_file(tmp_path: Path) -> None:
+    po = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: fr\\n"\n\n'
+          'msgid "QML app"\nmsgstr "Appli QML"\n')
+    src = qml_app(tmp_path / "my app", "\n".join((
+        LOAD, INSTALL, MANIFEST, HOOK,
+        "click_translations(DOMAIN qmlapp.example PO_DIR \"trans lations\" SOURCES Main.qml)",
+        'click_package(OUTPUT_DIRECTORY "out dir")')),
+        project="project(qmlapp VERSION 2.1 LANGUAGES NONE)",
+        files={"trans lations/fr.po": po})
+    binary = tmp_path / "my build"
+    configure(src, binary)
+    build(binary)
+    click = only_click(binary / "out dir")
+    verify_both(click)
+    assert "Name[fr]=Appli QML\n" in member_text(click, "./qmlapp.desktop")
+    assert "./share/locale/fr/LC_MESSAGES/qmlapp.example.mo" in data_members(click)
+
+
+def test_loaded_in_one_folder_used_in_another(tmp_path: Path) -> None:
+    """Everything the functions need is global: find_package in a sibling folder is enough."""
+    src = write_tree(tmp_path / "app", {
+        "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.19)\n"
+                           "project(qmlapp VERSION 2.1 LANGUAGES NONE)\n"
+                           "add_subdirectory(finder)\nadd_subdirectory(app)\n"),
+        "finder/CMakeLists.txt": f"{LOAD}\n",
+        "app/CMakeLists.txt": "\n".join((INSTALL, MANIFEST, HOOK, "click_package()")),
+        "app/Main.qml": "import QtQuick 2.7\nItem {}\n", "app/icon.svg": "<svg/>\n",
+        "app/qmlapp.desktop": DESKTOP, "app/qmlapp.apparmor": '{"policy_groups": []}\n',
+    })
+    binary = tmp_path / "build"
+    configure(src, binary)
+    build(binary)
+    assert {"./Main.qml", "./qmlapp.desktop", "./qmlapp.apparmor"} <= set(
+        data_members(only_click(binary)))

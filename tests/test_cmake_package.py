@@ -30,6 +30,7 @@ CMAKE_FILES = {
     "ClickBuildConfig.cmake",
     "ClickBuildConfigVersion.cmake",
     "ClickBuildFinalize.cmake",
+    "ClickBuildSetup.cmake",
     "ClickPackage.cmake",
 }
 
