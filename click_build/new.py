@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from . import __version__, _console
 from .errors import ConfigError
 from .manifest import validate
 from .versions import version_problem
@@ -30,6 +30,7 @@ __all__ = [
     "AnswerError",
     "Template",
     "answer_problems",
+    "answer_warnings",
     "find_template",
     "list_templates",
     "parse_assignments",
@@ -51,9 +52,11 @@ EMAIL_RE = re.compile(r"^[^\s<>@,;\"$]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?
 #: Versions that are both Debian and plain PEP 440 (the python template keeps its
 #: version in [project].version, which setuptools checks).
 PEP440_RE = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$")
-#: Hooks make file names from the app id NAME_APP_VERSION (``${id}.desktop``
-#: and ``click_${id}`` AppArmor profiles); keep them under the 255-byte limit.
+#: Hooks make file names from the app id NAME_APP_VERSION (``${id}.desktop``,
+#: the AppArmor profile): the stores' review refuses ids over 230 characters
+#: and warns over 100 (click-reviewers-tools' AA_PROFILE_NAME_MAXLEN/ADVLEN).
 MAX_APP_ID = 230
+ADVISED_APP_ID = 100
 
 #: The answers every template asks for, in the order they are asked.
 ANSWER_KEYS = (
@@ -251,6 +254,16 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
     return problems
 
 
+def answer_warnings(answers: Mapping[str, object]) -> list[str]:
+    """What valid answers may still cost the app (the stores' review warns)."""
+    app_id = (f"{answers.get('app_name')}.{answers.get('namespace')}_"
+              f"{answers.get('app_name')}_{answers.get('version')}")
+    if len(app_id) > ADVISED_APP_ID:
+        return [f"the app id {app_id!r} is {len(app_id)} characters; the stores' review "
+                f"warns above {ADVISED_APP_ID} (shorten app_name, namespace or version)"]
+    return []
+
+
 def _quiet_cookiecutter() -> None:
     """cookiecutter logs hook failures with tracebacks; we report errors ourselves."""
     logger = logging.getLogger("cookiecutter")
@@ -303,6 +316,8 @@ def render(
     problems = answer_problems(answers)
     if problems:
         raise AnswerError(problems)
+    for warning in answer_warnings(answers):
+        _console.warn(warning)
     output = Path(output_dir)
     project = output / str(answers["app_name"])
     if project.exists() or project.is_symlink():
@@ -315,6 +330,7 @@ def render(
     answers["_output_dir"] = str(output.resolve())
     answers["_repo_dir"] = str(template.path)
     answers["_checkout"] = None
+    answers["_click_build_new"] = True  # the hook: answers checked and warned about already
     try:
         result = generate_files(
             repo_dir=str(template.path),

@@ -39,6 +39,10 @@ def answers_for(kind: str, label: str) -> dict[str, str]:
     answers = dict(ANSWER_SETS[label])
     if kind == "python" and "version" in answers:
         answers["version"] = PYTHON_UNUSUAL_VERSION
+    if kind == "cpp" and "framework" in answers:
+        # C++ compiled on this machine links its Qt 5.15: that is 24.04's Qt.
+        # 20.04 (Qt 5.12) is covered by test_cpp_project_builds_with_plain_cmake.
+        answers["framework"] = "ubuntu-touch-24.04-1.x"
     return answers
 
 
