@@ -47,6 +47,7 @@ def failure(tmp_path: Path, *lines: str, files: dict[str, str] | None = None) ->
 
 # ---------------------------------------------------------------- click_manifest --
 
+@pytest.mark.oracle
 def test_manifest_from_arguments(tmp_path: Path) -> None:
     src = app(tmp_path, INSTALL, (
         f'click_manifest(NAME qmlapp.example TITLE "QML app" MAINTAINER "{MAINTAINER}" '
@@ -284,6 +285,7 @@ def test_runtime_dependencies_are_bundled_but_not_the_frameworks(tmp_path: Path)
     run([str(root / "bin" / "hello")], env={"LD_LIBRARY_PATH": str(root)})
 
 
+@pytest.mark.oracle
 def test_excluded_runtime_dependencies_stay_out(tmp_path: Path) -> None:
     lib = _third_party_library(tmp_path)
     binary = tmp_path / "build"
@@ -293,6 +295,7 @@ def test_excluded_runtime_dependencies_stay_out(tmp_path: Path) -> None:
     assert not any("libthird" in m for m in data_members(only_click(binary)))
 
 
+@pytest.mark.oracle
 def test_an_unresolvable_dependency_names_the_fix_and_directories_fix_it(tmp_path: Path) -> None:
     lib = _third_party_library(tmp_path)
     binary = tmp_path / "build"
@@ -311,6 +314,7 @@ def test_an_unresolvable_dependency_names_the_fix_and_directories_fix_it(tmp_pat
 
 # ------------------------------------------------------------ click_translations --
 
+@pytest.mark.oracle
 def test_translations_without_po_files_yet(tmp_path: Path) -> None:
     src = app(tmp_path, INSTALL, MANIFEST, HOOK,
               "click_translations(DOMAIN qmlapp.example SOURCES Main.qml)", "click_package()",
@@ -364,6 +368,7 @@ def test_the_click_target_repacks_only_what_changed(tmp_path: Path) -> None:
     assert not (binary / "click" / "stage" / "extra.txt").exists()
 
 
+@pytest.mark.oracle
 def test_click_package_options(tmp_path: Path) -> None:
     src = app(tmp_path, INSTALL, "install(FILES Main.qml DESTINATION . RENAME Main.qml.debug)",
               MANIFEST, HOOK, 'click_package(TARGET pack OUTPUT_DIRECTORY out IGNORE "*.debug")',
@@ -397,6 +402,7 @@ def test_a_project_that_installs_its_own_manifest(tmp_path: Path) -> None:
     assert only_click(binary).name == "qmlapp.example_1.0_all.click"
 
 
+@pytest.mark.oracle
 def test_destdir_in_the_environment_does_not_leak(tmp_path: Path) -> None:
     src = app(tmp_path, INSTALL, MANIFEST, HOOK, "click_package()")
     binary = tmp_path / "build"
@@ -451,6 +457,7 @@ def test_folders_with_spaces_and_a_translated_desktop_file(tmp_path: Path) -> No
     assert "./share/locale/fr/LC_MESSAGES/qmlapp.example.mo" in data_members(click)
 
 
+@pytest.mark.oracle
 def test_loaded_in_one_folder_used_in_another(tmp_path: Path) -> None:
     """Everything the functions need is global: find_package in a sibling folder is enough."""
     src = write_tree(tmp_path / "app", {
