@@ -88,6 +88,15 @@ def test_manifest_template_forms(tmp_path: Path) -> None:
     }
 
 
+def test_a_template_with_its_own_version_needs_no_project_version(tmp_path: Path) -> None:
+    template = json.dumps({"name": "qmlapp.example", "version": "3.2", "title": "T",
+                           "maintainer": MAINTAINER})
+    src = qml_app(tmp_path / "app", "\n".join((LOAD, "click_manifest(manifest.json.in)", HOOK)),
+                  project="project(qmlapp LANGUAGES NONE)", files={"manifest.json.in": template})
+    configure(src, tmp_path / "build")
+    assert manifest(tmp_path / "build")["version"] == "3.2"
+
+
 def test_the_version_comes_from_click_version_when_a_front_end_sets_it(tmp_path: Path) -> None:
     src = app(tmp_path, MANIFEST, HOOK)
     configure(src, tmp_path / "build", "-DCLICK_VERSION=3.0.1")
