@@ -468,3 +468,46 @@ def test_plain_cookiecutter_hook_refuses_bad_answers(tmp_path: Path, kind: str) 
     assert "error: app_name: 'Bad_Name'" in result.stderr
     assert "error: version: 'x'" in result.stderr
     assert list(out.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_new_works_from_the_built_wheel(tmp_path: Path) -> None:
+    """Installed from the wheel (no source tree): the templates, their hooks and the
+    Jinja extension ship, and every template renders what the source tree renders."""
+    import shutil
+    import zipfile
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    for name in ("click_build", "cmake", "templates"):
+        shutil.copytree(ROOT / name, source / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    run([sys.executable, "-m", "build", "--wheel", "-n", "-x", "--outdir", str(tmp_path / "dist")],
+        cwd=source)
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    # Ahead of the editable install of the checkout (and away from it: python -m
+    # puts the working directory first on sys.path).
+    env = {"PYTHONPATH": str(site)}
+    shipped = run([*CLICK_BUILD, "--templates-dir"], env=env, cwd=tmp_path).stdout.strip()
+    assert Path(shipped) == site / "click_build" / "templates"
+    listed = run([*CLICK_BUILD, "new", "--list"], env=env, cwd=tmp_path).stdout
+    assert [line.split()[0] for line in listed.splitlines()] == sorted(KINDS)
+    for kind in KINDS:
+        answers = answers_for(kind, "unusual")
+        new(tmp_path / "from-source" / kind, kind, answers)
+        sets = [a for key, value in answers.items() for a in ("--set", f"{key}={value}")]
+        run([*CLICK_BUILD, "new", kind, "--no-input", "-o", str(tmp_path / "from-wheel" / kind),
+             *sets], env=env, cwd=tmp_path)
+        ours = tmp_path / "from-source" / kind
+        theirs = tmp_path / "from-wheel" / kind
+        files = sorted(p.relative_to(ours) for p in ours.rglob("*"))
+        assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*"))
+        assert any(p.name == ".gitignore" for p in files)
+        for rel in files:
+            if (ours / rel).is_file():
+                assert (ours / rel).read_bytes() == (theirs / rel).read_bytes(), rel

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 
 __all__ = ["register"]
 
@@ -70,9 +71,10 @@ def run_new(args: argparse.Namespace) -> int:
     if shown.startswith(".."):
         shown = str(project)
     _console.info(f"Created the {template.kind} app in '{shown}'. Next:")
-    _console.info(f"  cd {shown}")
-    _console.info("  python -m build --wheel          # the .click lands in dist/")
-    _console.info("  click-build install --root /tmp/clicks --allow-unauthenticated "
-                  "--force-missing-framework dist/*.click")
-    _console.info("See README.md in the project for running and translating it.")
+    _console.info(f"  cd {shlex.quote(shown)}")
+    _console.info("  python -m build --wheel --no-isolation   # the .click lands in dist/")
+    _console.info("  click-build review dist/*.click")
+    _console.info("  click-build install --root ~/click-test --all-users "
+                  "--allow-unauthenticated --force-missing-framework dist/*.click")
+    _console.info("Its README.md says how to run, test and translate it.")
     return 0
