@@ -92,15 +92,22 @@ def main() -> None:
         pkg = make_package(base, "com.example.bench")
         # -- 1. trivial install vs the original ---------------------------------
         if os.geteuid() == 0 and Path(ORIGINAL).exists():
-            mine, theirs = [], []
+            # The core needs only the standard library: "-S" skips site-packages and
+            # with it the import hook of an editable (development) install.
+            lean = [sys.executable, "-S", "-m", "click_build"]
+            lean_env = dict(env, PYTHONPATH=str(REPO))
+            mine, bare, theirs = [], [], []
             for _ in range(args.runs):
                 theirs.append(timed([ORIGINAL, "install", "--root=%s" % fresh_root(
                     base, "orig", True), *flags, str(pkg)], env))
                 mine.append(timed([*ours, "install", "--root=%s" % fresh_root(
                     base, "ours", False), *flags, str(pkg)], env))
-            m, t = statistics.median(mine), statistics.median(theirs)
+                bare.append(timed([*lean, "install", "--root=%s" % fresh_root(
+                    base, "lean", False), *flags, str(pkg)], lean_env))
+            m, b, t = (statistics.median(x) for x in (mine, bare, theirs))
             print(f"trivial install: click-build {m * 1000:.0f} ms, original {t * 1000:.0f} ms, "
                   f"ratio {m / t:.2f} (target <= 0.2)")
+            print(f"  without site-packages (python -S): {b * 1000:.0f} ms, ratio {b / t:.2f}")
         else:
             print("trivial install: skipped (the original needs root)")
 
