@@ -34,6 +34,7 @@ __all__ = [
     "find_template",
     "list_templates",
     "parse_assignments",
+    "pre_gen_hook",
     "render",
     "templates_dir",
 ]
@@ -264,6 +265,18 @@ def answer_warnings(answers: Mapping[str, object]) -> list[str]:
     return []
 
 
+def pre_gen_hook(context_json: str) -> int:
+    """The templates' ``pre_gen_project`` hook: check the answers of a plain
+    ``cookiecutter`` run before it writes any file; the exit status for the hook."""
+    answers = json.loads(context_json)
+    problems = answer_problems(answers)
+    # click-build new has checked and warned already.
+    warnings = [] if problems or answers.get("_click_build_new") else answer_warnings(answers)
+    for line in [f"warning: {w}" for w in warnings] + [f"error: {p}" for p in problems]:
+        print(line, file=sys.stderr)
+    return 1 if problems else 0
+
+
 def _quiet_cookiecutter() -> None:
     """cookiecutter logs hook failures with tracebacks; we report errors ourselves."""
     logger = logging.getLogger("cookiecutter")
@@ -286,10 +299,10 @@ def render(
     """
     template = find_template(kind)
     try:
-        from cookiecutter.config import get_user_config
-        from cookiecutter.exceptions import CookiecutterException
-        from cookiecutter.generate import generate_context, generate_files
-        from cookiecutter.prompt import prompt_for_config
+        from cookiecutter.config import get_user_config  # type: ignore[import-untyped]
+        from cookiecutter.exceptions import CookiecutterException  # type: ignore[import-untyped]
+        from cookiecutter.generate import generate_context, generate_files  # type: ignore[import-untyped]
+        from cookiecutter.prompt import prompt_for_config  # type: ignore[import-untyped]
     except ImportError:
         raise ConfigError(
             "click-build new needs cookiecutter: pip install 'click-build[templates]'"

@@ -511,3 +511,32 @@ def test_new_works_from_the_built_wheel(tmp_path: Path) -> None:
         for rel in files:
             if (ours / rel).is_file():
                 assert (ours / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+
+
+LONG_ID = {"app_name": "a-very-long-app-name-with-many-words-2024",
+           "namespace": "org.example.some-very-long.developer-namespace"}
+
+
+def test_long_app_id_is_warned_about_once(tmp_path: Path) -> None:
+    result = new(tmp_path, "qml", LONG_ID)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("click-build: warning: the app id "), lines
+    assert "the stores' review warns above 100" in lines[0]
+    cookiecutter = Path(sys.executable).with_name("cookiecutter")
+    plain = run([str(cookiecutter), "--no-input", "-o", str(tmp_path / "plain"),
+                 str(ROOT / "templates" / "qml"), *(f"{k}={v}" for k, v in LONG_ID.items())],
+                env={"HOME": str(tmp_path)})
+    assert plain.stderr.startswith("warning: the app id "), plain.stderr
+
+
+def test_hook_without_click_build_says_what_to_install(tmp_path: Path) -> None:
+    """cookiecutter installed without click-build (e.g. by pipx): one clear line."""
+    hook = (ROOT / "templates/qml/hooks/pre_gen_project.py").read_text()
+    script = tmp_path / "hook.py"
+    script.write_text(hook.replace("{{ cookiecutter | tojson | tojson }}", repr("{}")))
+    # -S: no site-packages, so no click_build (which the venv has) to import.
+    result = subprocess.run([sys.executable, "-I", "-S", str(script)], capture_output=True,
+                            text=True, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == ("error: this template needs click-build beside cookiecutter: "
+                             "pip install 'click-build[templates]'\n")
