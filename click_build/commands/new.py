@@ -17,6 +17,7 @@ examples:
 The answers (--set KEY=VALUE) are: title, app_name, namespace, description,
 maintainer_name, maintainer_email, version, framework.  The package name is
 APP_NAME.NAMESPACE.  Nothing is written unless every answer is valid.
+The guide for a first app: docs/templates.md.
 """
 
 
@@ -24,8 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser(
         "new", help="start a new app from a template",
         description=(
-            "Create a new Ubuntu Touch app project from a template shipped with "
-            "click-build (no network needed). The project builds into a .click with "
+            "Create a new Ubuntu Touch app project from a template shipped with\n"
+            "click-build (no network needed). The project builds into a .click with\n"
             "'python -m build --wheel' and installs with 'click-build install'."
         ),
         epilog=_EPILOG,
