@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .. import _console
-from ..errors import ClickError, InstallError
+from ..errors import ClickError, InstallError, PackageError
 from .database import Database
 from .fs import (atomic_symlink, chown_to, clickpkg_ids, exchange, open_dir, read_link,
                  remove_tree, sorted_entries)
@@ -114,14 +114,21 @@ class Installer:
     def install(self, path: str, user: str | None = None, all_users: bool = False) -> str | None:
         """Install a .click; returns the version it replaced as ``current`` (or None)."""
         from ..package import open_click
-        from ..sign import check_package_signature
+        from ..sign import check_file_signature
 
         registry = None
         if user is not None or all_users:
             registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
             registry.check_user()
-        with open_click(path) as pkg:
-            check_package_signature(pkg, self.keyrings, self.allow_unauthenticated)
+        try:
+            f = open(path, "rb")
+        except OSError as e:
+            raise PackageError(f"{path}: cannot open: {e.strerror}") from None
+        # One open file: the bytes whose signature is checked are the bytes unpacked,
+        # and the signature is checked before any parser looks at them.
+        with f:
+            check_file_signature(f, self.keyrings, self.allow_unauthenticated)
+            pkg = open_click(f)
             with self._lock() as lock:
                 old = self._unpack_and_flip(pkg, lock)
                 name, version = pkg.name, pkg.version  # audited by now
