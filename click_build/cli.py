@@ -31,8 +31,9 @@ class ArgumentParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> ArgumentParser:
-    from .commands import register_all
+def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
+    """The parser; given ``argv``, only the command being run is fully registered."""
+    from .commands import register_all, register_for
 
     parser = ArgumentParser(
         prog=PROG,
@@ -56,7 +57,10 @@ def build_parser() -> ArgumentParser:
         help="print the directory holding the app templates and exit",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    register_all(subparsers)
+    if argv is None:
+        register_all(subparsers)
+    else:
+        register_for(argv, subparsers)
     return parser
 
 
@@ -86,7 +90,9 @@ def _print_dir(which: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     _console.configure(quiet=args.quiet)
     if getattr(args, "verbose", False):

@@ -17,14 +17,15 @@ import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .archive import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
-from .package import ClickPackage
-from .signing.signer import SignResult
-from .signing.signer import sign_file as sign_package
 from .signing.verify import NO_SIGNATURE, Verified, verify_members
+
+if TYPE_CHECKING:
+    from .package import ClickPackage
+    from .signing.signer import SignResult, sign_file as sign_package
 
 __all__ = [
     "NO_SIGNATURE",
@@ -89,3 +90,12 @@ def _check_open(f: BinaryIO, where: str, keyrings: Sequence[Path], allow: bool) 
         ) from None
     return verify_members(f, members, where, keyrings, allow)
 
+
+def __getattr__(name: str) -> object:
+    # Signing needs gpg plumbing that verifying an unsigned package never does:
+    # load it on first use so `install` and `verify` start fast.
+    if name in ("sign_package", "SignResult"):
+        from .signing import signer
+
+        return signer.sign_file if name == "sign_package" else signer.SignResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,20 +1,52 @@
 """One module per group of commands; each has ``register(subparsers)``.
 
-Modules import their heavy dependencies inside their run functions, so
-starting the CLI costs only argparse.
+Modules import their heavy dependencies inside their run functions, and the
+CLI imports only the module of the command being run (``COMMANDS`` says which),
+so starting a command costs argparse and that module alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Sequence
 
-__all__ = ["MODULES", "register_all"]
+__all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
 MODULES = ("build", "inspect", "install", "new", "sign", "review", "cmake_helper", "merge")
 
+#: Command name -> the module that registers it.
+COMMANDS = {
+    "build": "build", "buildsource": "build",
+    "info": "inspect", "contents": "inspect", "verify": "inspect",
+    "install": "install", "list": "install", "pkgdir": "install", "register": "install",
+    "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
+    "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
+    "merge": "merge",
+}
+
+
+def _register(module: str, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    importlib.import_module(f"{__name__}.{module}").register(subparsers)
+
 
 def register_all(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     for name in MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+        _register(name, subparsers)
+
+
+def register_for(argv: Sequence[str], subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register fully only the command named in ``argv``; the others by name only.
+
+    Without a known command (``--help``, a typo) every module registers, so
+    help and "invalid choice" messages are complete.
+    """
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in COMMANDS:
+        register_all(subparsers)
+        return
+    _register(COMMANDS[command], subparsers)
+    for name in COMMANDS:
+        if name not in subparsers.choices:
+            subparsers.add_parser(name)

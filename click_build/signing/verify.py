@@ -22,15 +22,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .. import _console
 from ..archive import ArMember
 from ..errors import SignatureError
-from .gpg import SignatureStatus, gpgv_verify
-from .keyrings import describe_sources, same_key, trusted_keyrings
 from .layout import SIGNATURE_PREFIX, send_members, signature_members, signed_layout
-from .openpgp import SignaturePacket, parse_signature
+
+if TYPE_CHECKING:  # the gpg plumbing loads only for packages that carry a signature
+    from .gpg import SignatureStatus
+    from .openpgp import SignaturePacket
 
 __all__ = ["MAX_SIGNATURE_SIZE", "NO_SIGNATURE", "Verified", "verify_members"]
 
@@ -63,6 +64,8 @@ def _untrusted(reason: str, allow: bool) -> Verified:
 
 
 def _read_signature(f: BinaryIO, member: ArMember, where: str) -> tuple[bytes, SignaturePacket]:
+    from .openpgp import parse_signature
+
     if member.size > MAX_SIGNATURE_SIZE:
         raise SignatureError(
             f"{_ERR}{where}: {member.name} is {member.size} bytes, far too large for a signature"
@@ -73,6 +76,8 @@ def _read_signature(f: BinaryIO, member: ArMember, where: str) -> tuple[bytes, S
 
 def _judge_origin(st: SignatureStatus, packet: SignaturePacket, name: str, where: str,
                   sources: str, allow: bool) -> Verified:
+    from .keyrings import same_key
+
     key = st.primary_fingerprint or st.fingerprint or packet.issuer or st.key_id
     who = f"key {key}" + (f" ({st.user_id})" if st.user_id else "")
     if st.result == "good":
@@ -123,6 +128,9 @@ def verify_members(
             "'click-build sign' or pass --allow-unauthenticated",
             allow_unauthenticated,
         )
+    from .gpg import gpgv_verify
+    from .keyrings import describe_sources, trusted_keyrings
+
     layout = signed_layout(members, where)
     ordered = [layout.signatures[ORIGIN]] + [
         m for kind, m in layout.signatures.items() if kind != ORIGIN

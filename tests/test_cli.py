@@ -1,0 +1,44 @@
+"""The command line as a whole: dispatch table, lazy start-up, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+
+from conftest import assert_clean_error
+
+from click_build import __version__
+from click_build.commands import COMMANDS, MODULES
+
+
+def test_dispatch_table_matches_what_modules_register() -> None:
+    for module in MODULES:
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(f"click_build.commands.{module}").register(sub)
+        for name in sub.choices:
+            assert COMMANDS.get(name) == module, (name, module)
+    assert set(COMMANDS.values()) == set(MODULES)
+
+
+def test_only_the_running_command_module_is_imported() -> None:
+    probe = (
+        "import sys; from click_build.cli import main\n"
+        "try:\n    main(['build', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('click_build.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "['click_build.commands.build']"
+
+
+def test_version_help_and_errors(cli) -> None:
+    assert cli("--version").stdout.strip() == f"click-build {__version__}"
+    listing = cli("--help").stdout
+    for name in ("build", "install", "review", "sign", "new", "merge"):
+        assert f"    {name} " in listing
+    assert "_cmake" not in listing
+    assert_clean_error(cli("bogus", check=False), "invalid choice: 'bogus'")
+    assert_clean_error(cli("install", check=False), "install:")
