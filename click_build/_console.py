@@ -11,14 +11,22 @@ import sys
 import time
 from typing import TextIO
 
-__all__ = ["Progress", "configure", "info", "is_quiet", "setup_logging", "warn"]
+__all__ = ["Progress", "configure", "debug", "info", "is_quiet", "setup_logging", "warn"]
 
 _quiet = False
+_verbose = False
 
 
-def configure(quiet: bool = False) -> None:
-    global _quiet
+def configure(quiet: bool = False, verbose: bool = False) -> None:
+    global _quiet, _verbose
     _quiet = quiet
+    _verbose = verbose and not quiet
+
+
+def debug(message: str) -> None:
+    """Detail for ``--verbose`` runs, on stderr."""
+    if _verbose:
+        print(f"click-build: {message}", file=sys.stderr, flush=True)
 
 
 def is_quiet() -> bool:

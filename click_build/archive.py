@@ -14,8 +14,7 @@ import struct
 import tarfile
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -60,8 +59,7 @@ def write_ar_member(out: BinaryIO, name: str, data: bytes, mtime: int) -> None:
         out.write(b"\n")
 
 
-@dataclass(frozen=True)
-class ArMember:
+class ArMember(NamedTuple):
     name: str
     offset: int  # of the member's data in the archive file
     size: int

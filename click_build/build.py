@@ -15,9 +15,8 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, NamedTuple
 
 from . import _console
 from .archive import (
@@ -74,8 +73,7 @@ _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
 COMPRESS_LEVEL = 6
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One member of the data tree: where it goes and where its bytes come from."""
 
     arcname: str  # relative POSIX path inside the package, no leading './'

@@ -94,8 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = sys.argv[1:]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    _console.configure(quiet=args.quiet)
-    if getattr(args, "verbose", False):
+    verbose = bool(getattr(args, "verbose", False))
+    _console.configure(quiet=args.quiet, verbose=verbose)
+    if verbose:
         _console.setup_logging(verbose=True)
     if args.cmake_dir:
         return _print_dir("cmake")

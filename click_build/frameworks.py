@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from . import _console
 from .deb822 import parse_simple
@@ -27,8 +27,7 @@ DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
 
 
-@dataclass(frozen=True)
-class Framework:
+class Framework(NamedTuple):
     name: str
     fields: dict[str, str]
 

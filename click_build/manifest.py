@@ -7,13 +7,11 @@ both :func:`validate` and :func:`json_schema`, so the two cannot drift.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -64,12 +62,12 @@ KNOWN_KEYS = (
 
 
 
-@dataclass
 class Problems:
     """Errors and warnings found in a manifest, each prefixed by its field."""
 
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
 
     def error(self, where: str, what: str) -> None:
         self.errors.append(f"{where}: {what}")
@@ -269,6 +267,8 @@ def validate(data: Mapping[str, object], purpose: Purpose = "build") -> Problems
         elif key.startswith("_"):
             p.warn(key, "keys starting with '_' are reserved; ignored")
         elif not key.startswith("x-"):
+            import difflib  # only for unknown keys
+
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.75)
             if close:
                 p.warn(key, f"unknown key (did you mean {close[0]!r}?)")
@@ -330,8 +330,7 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
     return data
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """A validated manifest.  ``data`` keeps every key to write back verbatim."""
 
     name: str
@@ -341,8 +340,8 @@ class Manifest:
     title: str
     architecture: str | tuple[str, ...]
     hooks: Mapping[str, Mapping[str, str]]
-    data: Mapping[str, object] = field(repr=False, compare=False)
-    warnings: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    data: Mapping[str, object]
+    warnings: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(

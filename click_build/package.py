@@ -10,21 +10,19 @@ unpacker) as it goes.  A package is trusted only when the scan completes.
 
 from __future__ import annotations
 
-import bz2
 import gzip
 import hashlib
 import io
-import lzma
 import os
 import posixpath
 import stat
+import sys
 import tarfile
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, BinaryIO, Literal, Protocol, cast
+from typing import IO, TYPE_CHECKING, BinaryIO, Literal, NamedTuple, cast
 
 from .archive import ArMember, MemberReader, read_ar_members
 from .deb822 import parse_control
@@ -37,7 +35,6 @@ __all__ = [
     "FORBIDDEN_FIELDS",
     "ClickPackage",
     "DataEntry",
-    "DataSink",
     "ScanResult",
     "audit",
     "audit_control",
@@ -71,8 +68,7 @@ SIZE_MARGIN = 1 << 20  # data may exceed Installed-Size by this much
 _COMPRESSORS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
 
 
-@dataclass
-class ClickPackage:
+class ClickPackage(NamedTuple):
     """A .click whose container and control archive have been checked."""
 
     path: str
@@ -86,7 +82,7 @@ class ClickPackage:
     md5sums_raw: bytes
     preinst: bytes | None
     click_binary: str
-    _owns_file: bool = field(default=False, repr=False)
+    owns_file: bool = False
 
     def field(self, name: str) -> str | None:
         """A control field, looked up case-insensitively."""
@@ -111,7 +107,7 @@ class ClickPackage:
         return MemberReader(self.file, member.offset, member.size)
 
     def close(self) -> None:
-        if self._owns_file:
+        if self.owns_file:
             self.file.close()
 
     def __enter__(self) -> ClickPackage:
@@ -164,16 +160,25 @@ def _decompress(raw: MemberReader, name: str) -> IO[bytes]:
     if ext == ".gz":
         return cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
     if ext == ".xz":
+        import lzma
+
         return lzma.LZMAFile(buffered)
     if ext == ".bz2":
+        import bz2
+
         return bz2.BZ2File(buffered)
     return buffered
 
 
-_READ_ERRORS = (
-    tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError,
-    UnicodeError, OverflowError,
+_BASE_READ_ERRORS: tuple[type[BaseException], ...] = (
+    tarfile.TarError, EOFError, OSError, zlib.error, ValueError, UnicodeError, OverflowError,
 )
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What a corrupt member can raise; lzma's error only once lzma is loaded (xz data)."""
+    lzma = sys.modules.get("lzma")
+    return _BASE_READ_ERRORS + ((lzma.LZMAError,) if lzma is not None else ())
 
 
 def _open_tar(pkg_file: BinaryIO, member: ArMember) -> tarfile.TarFile:
@@ -181,7 +186,7 @@ def _open_tar(pkg_file: BinaryIO, member: ArMember) -> tarfile.TarFile:
     try:
         return tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 16, encoding="utf-8",
                             errors="surrogateescape")
-    except _READ_ERRORS as e:
+    except _read_errors() as e:
         raise PackageError(f"{member.name}: not a valid tar archive ({e})") from None
 
 
@@ -214,7 +219,7 @@ def _read_control_archive(f: BinaryIO, member: ArMember) -> dict[str, bytes]:
                 files[name] = data.read()
     except ClickError:
         raise
-    except _READ_ERRORS as e:
+    except _read_errors() as e:
         raise PackageError(f"{member.name}: corrupt archive ({e})") from None
     return files
 
@@ -360,8 +365,7 @@ def audit_control(
 
 # ----------------------------------------------------------------- data ---
 
-@dataclass(frozen=True)
-class DataEntry:
+class DataEntry(NamedTuple):
     """One data member, checked: a clean relative path and a normalised mode."""
 
     path: str  # "" for the package root
@@ -373,25 +377,30 @@ class DataEntry:
     stored_mode: int = -1  # permission bits as stored in the archive (for review)
 
 
-class DataSink(Protocol):
-    """Receives each checked entry in archive order (the installer's unpacker)."""
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def directory(self, entry: DataEntry) -> None: ...
+    class DataSink(Protocol):
+        """Receives each checked entry in archive order (the installer's unpacker)."""
 
-    def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None: ...
+        def directory(self, entry: DataEntry) -> None: ...
 
-    def symlink(self, entry: DataEntry) -> None: ...
+        def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None: ...
 
-    def hardlink(self, entry: DataEntry) -> None: ...
+        def symlink(self, entry: DataEntry) -> None: ...
+
+        def hardlink(self, entry: DataEntry) -> None: ...
 
 
-@dataclass
 class ScanResult:
-    entries: int = 0
-    files: int = 0
-    bytes: int = 0
-    kinds: dict[str, str] = field(default_factory=dict)  # path -> kind
-    symlinks: dict[str, str] = field(default_factory=dict)  # path -> target
+    """What a scan saw: counts, and every path's kind for link resolution."""
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.files = 0
+        self.bytes = 0
+        self.kinds: dict[str, str] = {}  # path -> kind
+        self.symlinks: dict[str, str] = {}  # path -> target
 
 
 def _path_problem(path: str) -> str | None:
@@ -512,7 +521,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
                     sink.directory(entry)
     except ClickError:
         raise
-    except _READ_ERRORS as e:
+    except _read_errors() as e:
         raise PackageError(f"{member.name}: corrupt archive ({e})") from None
     _check_md5sums(_parse_md5sums(pkg.md5sums_raw), hashes, result)
     return result
@@ -640,6 +649,6 @@ def contents_lines(pkg: ClickPackage) -> Iterator[str]:
                 yield line
     except ClickError:
         raise
-    except _READ_ERRORS as e:
+    except _read_errors() as e:
         raise PackageError(f"{pkg.data_member.name}: corrupt archive ({e})") from None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
 
@@ -18,8 +18,7 @@ _UPSTREAM_CHARS = re.compile(r"^[A-Za-z0-9.+~:-]*$")
 _REVISION_CHARS = re.compile(r"^[A-Za-z0-9.+~]*$")
 
 
-@dataclass(frozen=True)
-class DebianVersion:
+class DebianVersion(NamedTuple):
     epoch: int
     upstream: str
     revision: str

@@ -163,3 +163,14 @@ def test_reader_errors_are_click_errors_only() -> None:
     for raw in (b"", b"!<arch>\n", b"!<arch>\n" + b"x" * 60, tar_bytes([], compress=False)):
         with pytest.raises(ClickError):
             open_click(io.BytesIO(raw))
+
+
+def test_corrupt_xz_and_bz2_data_are_package_errors() -> None:
+    crafted = Crafted()
+    parts = crafted.parts()
+    for name, data in (("data.tar.xz", b"\xfd7zXZ\x00" + b"\x01" * 200),
+                       ("data.tar.bz2", b"BZh9" + b"\x02" * 200)):
+        crafted.members = [*parts[:3], (name, data)]
+        with open_click(io.BytesIO(crafted.bytes())) as pkg:
+            with pytest.raises(ClickError, match="(?i)corrupt|not a valid tar archive"):
+                audit(pkg, Path("/nonexistent"), force_missing_framework=True)

@@ -37,16 +37,13 @@ def register_all(subparsers: argparse._SubParsersAction) -> None:  # type: ignor
 
 
 def register_for(argv: Sequence[str], subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register fully only the command named in ``argv``; the others by name only.
+    """Register only the module of the command named in ``argv``.
 
     Without a known command (``--help``, a typo) every module registers, so
     help and "invalid choice" messages are complete.
     """
     command = next((a for a in argv if not a.startswith("-")), None)
-    if command not in COMMANDS:
+    if command in COMMANDS:
+        _register(COMMANDS[command], subparsers)
+    else:
         register_all(subparsers)
-        return
-    _register(COMMANDS[command], subparsers)
-    for name in COMMANDS:
-        if name not in subparsers.choices:
-            subparsers.add_parser(name)

@@ -13,7 +13,6 @@ same with one app or a thousand.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Installer", "dpkg_architecture", "logged_in_users"]
 
-log = logging.getLogger(__name__)
 FREE_SPACE_MARGIN = 1 << 20
 _MACHINE_ARCH = {
     "x86_64": ("amd64", "i386"), "amd64": ("amd64", "i386"),
@@ -181,7 +179,7 @@ class Installer:
         old = read_link(current)
         if old is not None and "/" in old:
             old = None
-        log.debug("installed %s %s in %s", name, version, target)
+        _console.debug(f"installed {name} {version} in {target}")
         package_install_hooks(self.db, name, old, version, None, self.hooks_dir)
         atomic_symlink(version, current, lock.tmp, self._owner)
         self._log(lock, "install", pkg, old)
@@ -226,7 +224,7 @@ class Installer:
             finally:
                 unpacker.close()
                 os.umask(mask)
-        log.debug("unpacked %s %s: %d entries", pkg.name, pkg.version, len(unpacker.listing))
+        _console.debug(f"unpacked {pkg.name} {pkg.version}: {len(unpacker.listing)} entries")
 
     def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.

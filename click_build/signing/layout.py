@@ -14,8 +14,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from ..archive import ArMember
 from ..errors import ArchiveError, SignatureError
@@ -37,8 +36,7 @@ _DATA = ("data.tar", "data.tar.gz", "data.tar.xz", "data.tar.bz2", "data.tar.lzm
 _TAMPERED = "the package was altered after it was signed"
 
 
-@dataclass(frozen=True)
-class SignedLayout:
+class SignedLayout(NamedTuple):
     """The signed members, in signing order, and the signatures by type."""
 
     signed: tuple[ArMember, ArMember, ArMember]

@@ -20,9 +20,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from .. import _console
 from ..archive import ArMember
@@ -41,8 +40,7 @@ _ERR = "Signature verification error: "
 ORIGIN = "origin"
 
 
-@dataclass(frozen=True)
-class Verified:
+class Verified(NamedTuple):
     """The outcome of a check that did not fail."""
 
     trusted: bool  # False: accepted only because unauthenticated packages were allowed
