@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import struct
-import tarfile
 import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
@@ -26,6 +25,7 @@ __all__ = [
     "ArMember",
     "GzipBlockWriter",
     "looks_incompressible",
+    "tar_header",
     "MemberReader",
     "TarWriter",
     "copy_range",
@@ -282,11 +282,56 @@ class GzipBlockWriter(io.RawIOBase):
 
 # -------------------------------------------------------------------- tar ---
 
+_GNU_MAGIC = b"ustar  \0"
+
+
+def _tar_str(value: bytes, length: int) -> bytes:
+    return value[:length] + b"\0" * (length - len(value))
+
+
+def _tar_num(n: int, digits: int) -> bytes:
+    """An octal field, or GNU base-256 when the value does not fit (as tarfile)."""
+    if 0 <= n < 8 ** (digits - 1):
+        return b"%0*o\0" % (digits - 1, n)
+    if 0 <= n < 256 ** (digits - 1):
+        return b"\x80" + n.to_bytes(digits - 1, "big")
+    raise ArchiveError(f"value {n} does not fit a tar header field")
+
+
+def _tar_block(name: bytes, kind: bytes, mode: int, size: int, mtime: int, linkname: bytes,
+               owner: bytes) -> bytes:
+    head = b"".join((
+        _tar_str(name, 100), _tar_num(mode & 0o7777, 8), _tar_num(0, 8), _tar_num(0, 8),
+        _tar_num(size, 12), _tar_num(mtime, 12), b" " * 8, kind, _tar_str(linkname, 100),
+        _GNU_MAGIC, _tar_str(owner, 32), _tar_str(owner, 32), b"\0" * 171,
+    )).ljust(TAR_BLOCK, b"\0")
+    checksum = 256 + sum(head[:148]) + sum(head[156:])
+    return head[:148] + b"%06o\0" % checksum + head[155:]
+
+
+def tar_header(name: str, kind: bytes, mode: int = 0o644, size: int = 0, mtime: int = 0,
+               linkname: str = "") -> bytes:
+    """A GNU-format header owned by root:root, byte for byte what
+    ``tarfile.TarInfo.tobuf(GNU_FORMAT, "utf-8", "surrogateescape")`` writes.
+
+    Written here rather than through :mod:`tarfile` because importing tarfile
+    (and the shutil it pulls in) is a sizeable share of a small build's time.
+    """
+    raw_name = name.encode("utf-8", "surrogateescape")
+    raw_link = linkname.encode("utf-8", "surrogateescape")
+    out = b""
+    for long_value, long_kind in ((raw_link, b"K"), (raw_name, b"L")):
+        if len(long_value) > 100:
+            payload = long_value + b"\0"
+            out += _tar_block(b"././@LongLink", long_kind, 0, len(payload), 0, b"", b"")
+            out += payload + b"\0" * (-len(payload) % TAR_BLOCK)
+    return out + _tar_block(raw_name, kind, mode, size, mtime, raw_link, b"root")
+
+
 class TarWriter:
     """Streams a GNU tar archive with entries fully described by the caller.
 
-    Headers come from :class:`tarfile.TarInfo` so long names and the GNU
-    format are exactly Python's; data is streamed in chunks, never whole.
+    Data is streamed in chunks, never whole.
     """
 
     def __init__(self, out: BinaryIO, gzip: GzipBlockWriter | None = None) -> None:
@@ -298,23 +343,12 @@ class TarWriter:
         self._out.write(data)
         self._written += len(data)
 
-    def _header(self, info: tarfile.TarInfo) -> None:
-        info.uid = info.gid = 0
-        info.uname = info.gname = "root"
-        self._write(info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape"))
-
     def add_dir(self, name: str, mode: int, mtime: int) -> None:
-        info = tarfile.TarInfo(name)
-        info.type = tarfile.DIRTYPE
-        info.mode, info.mtime = mode, mtime
-        self._header(info)
+        name = name if name.endswith("/") else name + "/"
+        self._write(tar_header(name, b"5", mode, 0, mtime))
 
     def add_symlink(self, name: str, target: str, mtime: int) -> None:
-        info = tarfile.TarInfo(name)
-        info.type = tarfile.SYMTYPE
-        info.linkname = target
-        info.mode, info.mtime = 0o777, mtime
-        self._header(info)
+        self._write(tar_header(name, b"2", 0o777, 0, mtime, target))
 
     def add_bytes(self, name: str, data: bytes, mode: int, mtime: int) -> None:
         self.add_file(name, io.BytesIO(data), len(data), mode, mtime)
@@ -324,9 +358,7 @@ class TarWriter:
         on_chunk: Callable[[bytes], object] | None = None,
     ) -> None:
         """Copy exactly ``size`` bytes of ``source``; refuse a file that changed size."""
-        info = tarfile.TarInfo(name)
-        info.size, info.mode, info.mtime = size, mode, mtime
-        self._header(info)
+        self._write(tar_header(name, b"0", mode, size, mtime))
         remaining = size
         first = True
         while remaining:

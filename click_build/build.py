@@ -12,8 +12,8 @@ import fnmatch
 import hashlib
 import io
 import os
+import re
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO, Literal, NamedTuple
@@ -32,6 +32,7 @@ from .manifest import Manifest
 __all__ = [
     "DEFAULT_IGNORES",
     "FALLBACK_EPOCH",
+    "IgnoreRules",
     "SOURCE_IGNORES",
     "STATIC_PREINST",
     "Entry",
@@ -118,12 +119,30 @@ def normalise_mode(path: str, st_mode: int) -> int:
     return 0o644
 
 
-def _ignored(name: str, relpath: str, patterns: Sequence[str]) -> bool:
-    for pattern in patterns:
-        subject = relpath if "/" in pattern else name
-        if fnmatch.fnmatchcase(subject, pattern.strip("/")):
-            return True
-    return False
+class IgnoreRules:
+    """Shell patterns compiled into two regexes, checked once per tree entry.
+
+    Patterns without a '/' match a base name at any depth (as the original);
+    patterns with a '/' match the path relative to the top of the tree.
+    """
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        names = [p for p in patterns if "/" not in p]
+        paths = [p.strip("/") for p in patterns if "/" in p]
+        self._name = _union(names)
+        self._path = _union(paths)
+
+    def __call__(self, name: str, relpath: str) -> bool:
+        return bool(
+            (self._name is not None and self._name.match(name))
+            or (self._path is not None and self._path.match(relpath))
+        )
+
+
+def _union(patterns: list[str]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
 def stage_tree(
@@ -140,7 +159,7 @@ def stage_tree(
     names files left out by identity (the manifest being packed).
     """
     root = os.fspath(root)
-    patterns = list(default_ignores) + list(ignores)
+    ignored = IgnoreRules([*default_ignores, *ignores])
     excluded = set()
     for path in exclude:
         try:
@@ -165,7 +184,7 @@ def stage_tree(
             raise BuildError(f"{directory}: cannot list directory: {e.strerror}") from None
         for child in children:
             rel = prefix + child.name
-            if _ignored(child.name, rel, patterns):
+            if ignored(child.name, rel):
                 continue
             try:
                 st = child.stat(follow_symlinks=False)
@@ -340,7 +359,7 @@ def build_click(
     target = outdir / manifest.filename
     kib = installed_size_kib(entries)
     try:
-        with tempfile.TemporaryFile(dir=outdir) as data:
+        with _anonymous_file(outdir) as data:
             md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}")
             data_size = data.tell()
             control = _control_tar(
@@ -353,7 +372,7 @@ def build_click(
                 ],
                 stamp,
             )
-            fd, tmpname = tempfile.mkstemp(dir=outdir, prefix=f".{manifest.filename}.", suffix=".tmp")
+            fd, tmpname = _temp_name(outdir, manifest.filename)
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(b"!<arch>\n")
@@ -375,6 +394,30 @@ def build_click(
     except OSError as e:
         raise BuildError(f"cannot write {target}: {e.strerror}") from None
     return target
+
+
+def _anonymous_file(directory: Path) -> BinaryIO:
+    """A nameless scratch file on the output's file system (O_TMPFILE when there is one)."""
+    flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return os.fdopen(os.open(directory, flags | os.O_TMPFILE, 0o600), "w+b")
+        except OSError:
+            pass  # file systems without O_TMPFILE support
+    fd, name = _temp_name(directory, "data")
+    os.unlink(name)
+    return os.fdopen(fd, "w+b")
+
+
+def _temp_name(directory: Path, final: str) -> tuple[int, str]:
+    """Create ``.FINAL.<random>.tmp`` exclusively; the caller renames or removes it."""
+    for _ in range(100):
+        name = os.path.join(directory, f".{final}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600), name
+        except FileExistsError:
+            continue
+    raise BuildError(f"cannot create a temporary file in {directory}")
 
 
 def _umask() -> int:
@@ -408,7 +451,7 @@ def build_source(
         "manifest.json", "file", 0o644, manifest_path.stat().st_size, stamp, str(manifest_path)
     )
     staged = _complete([*entries, manifest_entry], stamp)
-    fd, tmpname = tempfile.mkstemp(dir=outdir, prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmpname = _temp_name(outdir, target.name)
     try:
         with os.fdopen(fd, "wb") as out:
             _write_data(staged, out, stamp, f"packing {target.name}")

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__, _console
 from .errors import ClickError
@@ -20,8 +20,28 @@ __all__ = ["ArgumentParser", "build_parser", "main"]
 PROG = "click-build"
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, minus its ``import shutil`` on every add_argument()."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", "")) - 2
+            except ValueError:
+                try:
+                    width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
+                except (OSError, ValueError):
+                    width = 78
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with our one-line error format instead of usage + message."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix(PROG).strip()

@@ -10,12 +10,15 @@ import tarfile
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from click_build.archive import (
     AR_MAGIC,
     GzipBlockWriter,
     TarWriter,
     read_ar_members,
+    tar_header,
     write_ar_member,
 )
 from click_build.errors import ArchiveError
@@ -85,3 +88,23 @@ def test_ar_roundtrip_and_refusals() -> None:
     bad = raw[:8] + b"x" * 60
     with pytest.raises(ArchiveError, match="corrupt"):
         read_ar_members(io.BytesIO(bad), len(bad))
+
+
+names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
+                min_size=1, max_size=260)
+
+
+@settings(max_examples=300, deadline=None)
+@given(names, st.sampled_from([b"0", b"2", b"5"]), st.integers(0, 0o7777),
+       st.integers(0, 2**40), st.integers(0, 2**34), names)
+def test_tar_header_is_tarfiles(name: str, kind: bytes, mode: int, size: int, mtime: int,
+                                link: str) -> None:
+    """Our header writer gives exactly the bytes of tarfile's GNU format."""
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.mtime = kind, mode, mtime
+    info.size = size if kind == b"0" else 0
+    info.linkname = link if kind == b"2" else ""
+    info.uname = info.gname = "root"
+    name = name + "/" if kind == b"5" and not name.endswith("/") else name
+    ours = tar_header(name, kind, mode, info.size, mtime, info.linkname)
+    assert ours == info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape")

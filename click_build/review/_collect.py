@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from .. import _console
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
@@ -25,19 +24,19 @@ _QT = re.compile(rb"Qt_([0-9]{1,2})\.([0-9]{1,2})(?![0-9])")
 _QT_TAIL = 8
 
 
-@dataclass
 class Collected:
     """What the review knows about the data tree after the pass."""
 
-    scan: ScanResult
-    executables: set[str] = field(default_factory=set)
-    world_writable: list[str] = field(default_factory=list)
-    elf: dict[str, ElfInfo] = field(default_factory=dict)
-    contents: dict[str, bytes] = field(default_factory=dict)
-    too_large: set[str] = field(default_factory=set)
-    hardlinks: dict[str, str] = field(default_factory=dict)
-    qt: dict[str, tuple[int, int]] = field(default_factory=dict)  # ELF -> newest Qt linked
-    order: list[str] = field(default_factory=list)  # every path, archive order
+    def __init__(self, scan: ScanResult) -> None:
+        self.scan = scan
+        self.executables: set[str] = set()
+        self.world_writable: list[str] = []
+        self.elf: dict[str, ElfInfo] = {}
+        self.contents: dict[str, bytes] = {}
+        self.too_large: set[str] = set()
+        self.hardlinks: dict[str, str] = {}
+        self.qt: dict[str, tuple[int, int]] = {}  # ELF -> newest Qt linked
+        self.order: list[str] = []  # every path, archive order
 
     def resolve(self, path: str) -> str | None:
         """The package path that ``path`` names after symlinks and hard links.

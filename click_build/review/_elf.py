@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["ElfInfo", "HEADER_SIZE", "parse_elf_header"]
 
@@ -13,8 +13,7 @@ _EF_ARM_ABI_FLOAT_SOFT = 0x200
 _EF_ARM_ABI_FLOAT_HARD = 0x400
 
 
-@dataclass(frozen=True)
-class ElfInfo:
+class ElfInfo(NamedTuple):
     """The header facts of one ELF file."""
 
     kind: int  # e_type: ET_REL, ET_EXEC, ET_DYN, ET_CORE

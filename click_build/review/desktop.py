@@ -10,7 +10,6 @@ must be a file of the package
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ._collect import MAX_PARSED_FILE
@@ -39,9 +38,9 @@ _KEY = re.compile(r"^[A-Za-z0-9-]+(\[[^\]=]+\])?$")
 _ESCAPES = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\", ";": ";"}
 
 
-@dataclass
 class DesktopEntry:
-    groups: dict[str, dict[str, str]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.groups: dict[str, dict[str, str]] = {}
 
     def get(self, key: str) -> str | None:
         return self.groups.get("Desktop Entry", {}).get(key)

@@ -7,9 +7,8 @@ in step), so an id is a stable name a developer can look up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from ..package import ClickPackage
@@ -21,8 +20,7 @@ Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     severity: Severity
     summary: str
 
@@ -102,8 +100,7 @@ CHECKS: dict[str, Check] = {
 }
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem: a stable check id, its severity, where, what, and how to fix it."""
 
     check: str
@@ -125,9 +122,9 @@ class Finding:
         return (SEVERITY_ORDER[self.severity], self.file, self.check, self.message)
 
 
-@dataclass
 class Report:
-    findings: list[Finding] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
 
     def add(self, check: str, file: str, message: str, hint: str) -> None:
         info = CHECKS[check]  # an unknown id is a bug, not a finding
@@ -136,17 +133,26 @@ class Report:
             self.findings.append(finding)
 
 
-@dataclass
 class Context:
     """What every check group reads, and the report they write to."""
 
-    pkg: ClickPackage
-    manifest: dict[str, object]
-    hooks: dict[str, dict[str, str]]  # the well-formed part of manifest['hooks']
-    frameworks: list[str]
-    frameworks_dir: Path | None
-    report: Report
-    data: Collected | None = None  # None when the data archive could not be read
+    def __init__(
+        self,
+        pkg: ClickPackage,
+        manifest: dict[str, object],
+        hooks: dict[str, dict[str, str]],  # the well-formed part of manifest['hooks']
+        frameworks: list[str],
+        frameworks_dir: Path | None,
+        report: Report,
+        data: Collected | None = None,  # None when the data archive could not be read
+    ) -> None:
+        self.pkg = pkg
+        self.manifest = manifest
+        self.hooks = hooks
+        self.frameworks = frameworks
+        self.frameworks_dir = frameworks_dir
+        self.report = report
+        self.data = data
 
     @property
     def architectures(self) -> list[str]:

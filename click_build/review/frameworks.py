@@ -12,9 +12,8 @@ AppArmor policy has, and the templates and policy groups of each version.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..frameworks import list_frameworks
 
@@ -96,8 +95,7 @@ QT_MIN_FRAMEWORK: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """The templates and policy groups of one AppArmor policy version."""
 
     templates: frozenset[str]
