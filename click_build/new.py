@@ -39,13 +39,10 @@ __all__ = [
     "templates_dir",
 ]
 
-#: Frameworks a new app may target (the newest first, the default) and the
-#: AppArmor ``policy_version`` each one needs; click-reviewers-tools'
-#: ``major_framework_policy`` table holds the same pairs.
-FRAMEWORKS: dict[str, float] = {
-    "ubuntu-touch-24.04-1.x": 2404.1,
-    "ubuntu-sdk-20.04": 20.04,
-}
+#: Frameworks a new app may target, the newest (the default) first; the
+#: AppArmor ``policy_version`` each needs comes from the review's table
+#: (:data:`click_build.review.frameworks.POLICY_BY_PREFIX`).
+FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
 
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")

@@ -33,12 +33,13 @@ def json_value(value: object, indent: int | None = None) -> Markup:
 def apparmor_policy_version(framework: str) -> float:
     """The ``policy_version`` an AppArmor hook file needs for ``framework``."""
     from .new import FRAMEWORKS
+    from .review.frameworks import policy_version_for
 
-    try:
-        return FRAMEWORKS[framework]
-    except KeyError:
+    found = policy_version_for([framework]) if framework in FRAMEWORKS else None
+    if found is None:
         known = ", ".join(FRAMEWORKS)
-        raise ValueError(f"unknown framework {framework!r} (known: {known})") from None
+        raise ValueError(f"unknown framework {framework!r} (known: {known})")
+    return found[1]
 
 
 class ClickBuildExtension(Extension):

@@ -15,7 +15,8 @@ import pytest
 from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
 
 from click_build import __version__
-from click_build.new import FRAMEWORKS, answer_problems, list_templates
+from click_build.new import answer_problems, list_templates
+from click_build.template_jinja import apparmor_policy_version
 
 KINDS = [t.kind for t in list_templates()]
 
@@ -139,7 +140,7 @@ def test_manifest_and_hook_files_follow_the_answers(
     assert not answer_problems({**answers, "app_name": app, "framework": framework,
                                 "version": source_version(project)})
     apparmor = json.loads((project / f"{app}.apparmor").read_text())
-    assert apparmor["policy_version"] == FRAMEWORKS[framework]
+    assert apparmor["policy_version"] == apparmor_policy_version(framework)
     assert apparmor["policy_version"] == {"ubuntu-touch-24.04-1.x": 2404.1,
                                           "ubuntu-sdk-20.04": 20.04}[framework]
     assert isinstance(apparmor["policy_groups"], list)

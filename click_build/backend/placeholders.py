@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import BuildError, ManifestError
+from ..review.frameworks import policy_key, policy_version_for
 
 __all__ = [
     "FrameworkFacts",
@@ -35,8 +36,6 @@ ARCH_PLACEHOLDERS = ("", "@CLICK_ARCH@", "$ENV{ARCH}", "$ENV{CLICK_ARCH}")
 FRAMEWORK_PLACEHOLDERS = ("", "@CLICK_FRAMEWORK@", "$ENV{CLICK_FRAMEWORK}", "$ENV{SDK_FRAMEWORK}")
 POLICY_PLACEHOLDERS = ("", "@APPARMOR_POLICY@", "$ENV{APPARMOR_POLICY}", "@CLICK_APPARMOR_POLICY@")
 
-#: Legacy SDK series -> apparmor policy version (the 1.x policies of 13.10-15.04).
-_LEGACY_POLICIES = {"13.10": "1.0", "14.04": "1.1", "14.10": "1.2", "15.04": "1.3", "15.10": "1.3"}
 #: Series -> (Python of the device, glibc minor version).
 _SERIES_FACTS = {
     "15.04": ("3.4", 21), "15.10": ("3.4", 21), "16.04": ("3.5", 23),
@@ -62,9 +61,10 @@ def framework_facts(framework: str) -> FrameworkFacts:
     if not m:
         return FrameworkFacts(first, "", "", None, None)
     series = f"{m.group(1)}.{m.group(2)}"
-    if series in _LEGACY_POLICIES:
-        policy = _LEGACY_POLICIES[series]
-    elif m.group(3):  # ubuntu-touch-24.04-1.x -> 2404.1
+    known = policy_version_for([first])  # the review's table, as the stores have it
+    if known is not None:
+        policy = policy_key(known[1])
+    elif m.group(3):  # a newer ubuntu-touch-YY.MM-N.x -> YYMM.N
         policy = f"{m.group(1)}{m.group(2)}.{m.group(3)}"
     else:
         policy = series
