@@ -100,5 +100,5 @@ def test_install_allow_unauthenticated(world: World, keys: Keys, cli: Cli,
     pkg = signed_copy(cli, packages["2.0"], tmp_path / "new.click", keys.evil)
     result = world.install(pkg, "--allow-unauthenticated")
     assert result.returncode == 0, result.stderr
-    assert "accepting it anyway" in result.stderr
+    assert "; accepted (--allow-unauthenticated)" in result.stderr
     assert world.current() == "2.0"

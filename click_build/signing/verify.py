@@ -53,11 +53,12 @@ def _date(ts: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts)) if ts else "an unknown date"
 
 
-def _untrusted(reason: str, allow: bool) -> Verified:
+def _untrusted(reason: str, allow: bool, fix: str = "") -> Verified:
+    """Refuse (saying how to fix it), or accept with a short warning when allowed."""
     if not allow:
-        raise SignatureError(reason)
-    _console.warn(f"{reason.removeprefix(_ERR)}; accepting it anyway as "
-                  "--allow-unauthenticated was given")
+        raise SignatureError(reason + fix)
+    _console.warn(f"{reason.removeprefix(_ERR).removeprefix(NO_SIGNATURE + ' ')}; "
+                  "accepted (--allow-unauthenticated)")
     return Verified(False, reason=reason)
 
 
@@ -122,9 +123,9 @@ def verify_members(
         if sigs:
             signed_layout(members, where)  # tampering is refused even when unsigned is allowed
         return _untrusted(
-            f"{_ERR}{NO_SIGNATURE} {where} has no _gpgorigin signature{others}; sign it with "
-            "'click-build sign' or pass --allow-unauthenticated",
+            f"{_ERR}{NO_SIGNATURE} {where} has no _gpgorigin signature{others}",
             allow_unauthenticated,
+            "; sign it with 'click-build sign' or pass --allow-unauthenticated",
         )
     from .gpg import gpgv_verify
     from .keyrings import describe_sources, trusted_keyrings
@@ -140,8 +141,9 @@ def verify_members(
     if not rings:
         return _untrusted(
             f"{_ERR}{where}: {origin_name} was made by key {origin_packet.issuer}, and no "
-            f"trusted keyring is configured (pass --keyring FILE or see {sources})",
+            "trusted keyring is configured",
             allow_unauthenticated,
+            f" (pass --keyring FILE or see {sources})",
         )
     statuses = gpgv_verify(
         b"".join(data for data, _ in parsed), partial(send_members, f=f, members=layout.signed),
