@@ -21,7 +21,7 @@ from install_support import portable_cli
 SUITE = Path("/usr/lib/python3/dist-packages/click_package/tests/integration")
 MODULES = ("build", "buildsource", "contents", "frameworks", "hook", "info", "install", "list",
            "signatures", "verify")
-KEYRINGS = Path(__file__).resolve().parents[2] / "shared" / "click-integration-data"
+KEYRINGS = Path(__file__).resolve().parent / "data" / "click-integration-data"
 FRAMEWORK = Path("/usr/share/click/frameworks/ubuntu-sdk-13.10.framework")
 
 #: Must pass: all the original passes here, and test_framework_list, which it skips.
