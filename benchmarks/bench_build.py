@@ -50,6 +50,8 @@ WORDS = (
 
 def make_trivial(root: Path) -> Path:
     app = root / "trivial"
+    if app.exists():
+        return app  # --keep DIR: reuse what an earlier run generated
     app.mkdir()
     (app / "manifest.json").write_text(json.dumps(MANIFEST))
     (app / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n")
@@ -61,6 +63,8 @@ def make_big(root: Path, files: int = 10_000, binary_share: float = 0.1) -> Path
     """~140 MB: 9,000 text files (~7.8 KB, source-like) and 1,000 random binaries (~70 KB)."""
     rng = random.Random(20261203)
     app = root / "big"
+    if app.exists():
+        return app  # --keep DIR: reuse what an earlier run generated
     app.mkdir()
     (app / "manifest.json").write_text(json.dumps(MANIFEST))
     (app / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\n")
@@ -86,9 +90,10 @@ def make_big(root: Path, files: int = 10_000, binary_share: float = 0.1) -> Path
 
 def install_click_build(root: Path) -> str:
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", str(ROOT)],
-                   check=True)
+    if not venv.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "--force-reinstall",
+                    str(ROOT)], check=True)
     return str(venv / "bin" / "click-build")
 
 
