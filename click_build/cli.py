@@ -7,6 +7,7 @@ scripts written for it keep working; each lives in :mod:`click_build.commands`.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -25,15 +26,18 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
-        if width is None:
-            try:
-                width = int(os.environ.get("COLUMNS", "")) - 2
-            except ValueError:
-                try:
-                    width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
-                except (OSError, ValueError):
-                    width = 78
-        super().__init__(prog, indent_increment, max_help_position, width)
+        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
+
+
+@functools.cache  # measured once per process
+def _terminal_width() -> int:
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return int(columns) - 2
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns - 2
+    except (OSError, ValueError):
+        return 78
 
 
 class ArgumentParser(argparse.ArgumentParser):
