@@ -18,7 +18,6 @@ import posixpath
 import stat
 import sys
 import tarfile
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,13 +31,14 @@ from .manifest import Manifest, dump_manifest, hook_path_problem, parse_json_obj
 from .versions import compare_versions
 
 __all__ = [
+    "open_tar",
+    "read_errors",
     "FORBIDDEN_FIELDS",
     "ClickPackage",
     "DataEntry",
     "ScanResult",
     "audit",
     "audit_control",
-    "contents_lines",
     "open_click",
     "resolve_in_package",
     "scan_data",
@@ -175,18 +175,18 @@ _BASE_READ_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def _read_errors() -> tuple[type[BaseException], ...]:
+def read_errors() -> tuple[type[BaseException], ...]:
     """What a corrupt member can raise; lzma's error only once lzma is loaded (xz data)."""
     lzma = sys.modules.get("lzma")
     return _BASE_READ_ERRORS + ((lzma.LZMAError,) if lzma is not None else ())
 
 
-def _open_tar(pkg_file: BinaryIO, member: ArMember) -> tarfile.TarFile:
+def open_tar(pkg_file: BinaryIO, member: ArMember) -> tarfile.TarFile:
     stream = _decompress(MemberReader(pkg_file, member.offset, member.size), member.name)
     try:
         return tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 16, encoding="utf-8",
                             errors="surrogateescape")
-    except _read_errors() as e:
+    except read_errors() as e:
         raise PackageError(f"{member.name}: not a valid tar archive ({e})") from None
 
 
@@ -195,7 +195,7 @@ def _read_control_archive(f: BinaryIO, member: ArMember) -> dict[str, bytes]:
         raise PackageError(f"{member.name} is implausibly large ({member.size} bytes)")
     files: dict[str, bytes] = {}
     try:
-        with _open_tar(f, member) as tar:
+        with open_tar(f, member) as tar:
             for info in tar:
                 name = info.name[2:] if info.name.startswith("./") else info.name
                 if name in ("", "."):
@@ -219,7 +219,7 @@ def _read_control_archive(f: BinaryIO, member: ArMember) -> dict[str, bytes]:
                 files[name] = data.read()
     except ClickError:
         raise
-    except _read_errors() as e:
+    except read_errors() as e:
         raise PackageError(f"{member.name}: corrupt archive ({e})") from None
     return files
 
@@ -484,7 +484,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
     hashes: dict[str, str] = {}
     member = pkg.data_member
     try:
-        with _open_tar(pkg.file, member) as tar:
+        with open_tar(pkg.file, member) as tar:
             for info in tar:
                 result.entries += 1
                 if result.entries > MAX_ENTRIES:
@@ -521,7 +521,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
                     sink.directory(entry)
     except ClickError:
         raise
-    except _read_errors() as e:
+    except read_errors() as e:
         raise PackageError(f"{member.name}: corrupt archive ({e})") from None
     _check_md5sums(_parse_md5sums(pkg.md5sums_raw), hashes, result)
     return result
@@ -602,53 +602,3 @@ def audit(
                     f"manifest: hooks.{app}.{hook}: {problem or repr(target) + ' leaves the package'}"
                 )
     return manifest, result
-
-
-# ------------------------------------------------------------- contents ---
-
-def _quote(name: str) -> str:
-    """GNU tar's default 'escape' quoting of names in listings."""
-    out = []
-    for ch in name:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch in "\a\b\f\n\r\t\v":
-            out.append("\\" + "abfnrtv"["\a\b\f\n\r\t\v".index(ch)])
-        elif ord(ch) < 32 or ord(ch) == 127 or 0xDC80 <= ord(ch) <= 0xDCFF:
-            raw = os.fsencode(ch) if 0xDC80 <= ord(ch) <= 0xDCFF else ch.encode()
-            out.extend(f"\\{b:03o}" for b in raw)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def contents_lines(pkg: ClickPackage) -> Iterator[str]:
-    """The data listing in ``dpkg-deb -c`` (GNU ``tar -tv``) format."""
-    width = 19  # tar's initial user/group/size column width; it only grows
-    try:
-        with _open_tar(pkg.file, pkg.data_member) as tar:
-            for info in tar:
-                typechar = {tarfile.DIRTYPE: "d", tarfile.SYMTYPE: "l", tarfile.LNKTYPE: "h",
-                            tarfile.CHRTYPE: "c", tarfile.BLKTYPE: "b",
-                            tarfile.FIFOTYPE: "p"}.get(info.type, "-")
-                modes = typechar + stat.filemode(info.mode)[1:]
-                user = info.uname or str(info.uid)
-                group = info.gname or str(info.gid)
-                size = (f"{info.devmajor},{info.devminor}" if info.ischr() or info.isblk()
-                        else str(info.size if info.isreg() else 0))
-                pad = len(user) + 1 + len(group) + 1 + len(size)
-                width = max(width, pad)
-                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
-                name = info.name + ("/" if info.isdir() and info.name != "." else "")
-                name = "./" if name == "." else name
-                line = f"{modes} {user}/{group} {size:>{width - pad + len(size)}} {when} {_quote(name)}"
-                if info.issym():
-                    line += f" -> {_quote(info.linkname)}"
-                elif info.islnk():
-                    line += f" link to {_quote(info.linkname)}"
-                yield line
-    except ClickError:
-        raise
-    except _read_errors() as e:
-        raise PackageError(f"{pkg.data_member.name}: corrupt archive ({e})") from None
-

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from click_build.errors import ClickError
-from click_build.package import audit, contents_lines, open_click
+from click_build.listing import contents_lines
+from click_build.package import audit, open_click
 
 SEED = Crafted(data=[
     Member("./", kind="dir", mode=0o755), Member("./app.desktop", b"[Desktop Entry]\n"),

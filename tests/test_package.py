@@ -11,7 +11,8 @@ from conftest import assert_clean_error
 from crafting import MANIFEST, Crafted, Member, tar_bytes
 
 from click_build.errors import ClickError
-from click_build.package import audit, contents_lines, open_click
+from click_build.listing import contents_lines
+from click_build.package import audit, open_click
 
 NO_FW = {"CLICK_FRAMEWORKS_DIR": "/nonexistent"}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from review_craft import GOOD_FILES, GOOD_MANIFEST, D, F, L, craft, elf_bytes
+from review_craft import GOOD_FILES, GOOD_MANIFEST, F, L, craft, elf_bytes
 
 from click_build.errors import PackageError
 from click_build.review import CHECKS, Finding, review_package

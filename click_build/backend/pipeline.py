@@ -19,7 +19,7 @@ from .. import _console
 from ..build import Entry, build_click
 from ..errors import BuildError, ConfigError, ManifestError
 from ..manifest import Manifest
-from .appmanifest import ManifestSource, find_manifest, reconcile_version
+from .appmanifest import find_manifest, reconcile_version
 from .elf import ARCH_TRIPLETS, host_architecture, scan_architectures
 from .kinds import Context, resolve, stage
 from .placeholders import (

@@ -105,7 +105,8 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_contents(args: argparse.Namespace) -> int:
-    from ..package import contents_lines, open_click
+    from ..listing import contents_lines
+    from ..package import open_click
 
     with open_click(args.path) as pkg:
         out = sys.stdout
