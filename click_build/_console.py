@@ -9,7 +9,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
 
 __all__ = ["Progress", "configure", "debug", "info", "is_quiet", "setup_logging", "warn"]
 

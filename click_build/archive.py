@@ -13,12 +13,15 @@ import os
 import struct
 import zlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+from ._record import Record
+from .errors import ArchiveError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
     import concurrent.futures
-
-from .errors import ArchiveError
+    from typing import BinaryIO
 
 __all__ = [
     "AR_MAGIC",
@@ -59,7 +62,7 @@ def write_ar_member(out: BinaryIO, name: str, data: bytes, mtime: int) -> None:
         out.write(b"\n")
 
 
-class ArMember(NamedTuple):
+class ArMember(Record):
     name: str
     offset: int  # of the member's data in the archive file
     size: int

@@ -16,9 +16,9 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import BinaryIO, Literal, NamedTuple
 
 from . import _console
+from ._record import Record
 from .archive import (
     GzipBlockWriter,
     TarWriter,
@@ -28,6 +28,11 @@ from .archive import (
 )
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import BinaryIO, Literal
 
 __all__ = [
     "DEFAULT_IGNORES",
@@ -74,7 +79,7 @@ _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
 COMPRESS_LEVEL = 6
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """One member of the data tree: where it goes and where its bytes come from."""
 
     arcname: str  # relative POSIX path inside the package, no leading './'

@@ -11,10 +11,14 @@ import functools
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from . import __version__, _console
 from .errors import ClickError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 __all__ = ["ArgumentParser", "build_parser", "main"]
 

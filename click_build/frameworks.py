@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 from . import _console
+from ._record import Record
 from .deb822 import parse_simple
 from .errors import FrameworkError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 
 __all__ = [
     "DEFAULT_FRAMEWORKS_DIR",
@@ -27,7 +30,7 @@ DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
 
 
-class Framework(NamedTuple):
+class Framework(Record):
     name: str
     fields: dict[str, str]
 

@@ -11,16 +11,18 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+
+from . import _console
+from ._record import Record
+from .errors import ManifestError
+from .versions import epochless, version_problem
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
     from typing import Literal
 
     Purpose = Literal["build", "install"]
-
-from . import _console
-from .errors import ManifestError
-from .versions import epochless, version_problem
 
 __all__ = [
     "ARCH_RE",
@@ -59,7 +61,6 @@ KNOWN_KEYS = (
     "icon",
     "installed-size",
 )
-
 
 
 class Problems:
@@ -330,7 +331,7 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
     return data
 
 
-class Manifest(NamedTuple):
+class Manifest(Record):
     """A validated manifest.  ``data`` keeps every key to write back verbatim."""
 
     name: str

@@ -21,14 +21,17 @@ import tarfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, Literal, NamedTuple, cast
 
+from ._record import Record
 from .archive import ArMember, MemberReader, read_ar_members
 from .deb822 import parse_control
 from .errors import ArchiveError, ClickError, PackageError
 from .frameworks import validate_framework
 from .manifest import Manifest, dump_manifest, hook_path_problem, parse_json_object
 from .versions import compare_versions
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 
 __all__ = [
     "open_tar",
@@ -68,7 +71,7 @@ SIZE_MARGIN = 1 << 20  # data may exceed Installed-Size by this much
 _COMPRESSORS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
 
 
-class ClickPackage(NamedTuple):
+class ClickPackage(Record):
     """A .click whose container and control archive have been checked."""
 
     path: str
@@ -158,7 +161,7 @@ def _decompress(raw: MemberReader, name: str) -> IO[bytes]:
         raise PackageError(f"{name}: its content is not {ext[1:] or 'tar'} data")
     buffered = io.BufferedReader(raw, 1 << 20)
     if ext == ".gz":
-        return cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
     if ext == ".xz":
         import lzma
 
@@ -365,7 +368,7 @@ def audit_control(
 
 # ----------------------------------------------------------------- data ---
 
-class DataEntry(NamedTuple):
+class DataEntry(Record):
     """One data member, checked: a clean relative path and a normalised mode."""
 
     path: str  # "" for the package root
@@ -378,7 +381,7 @@ class DataEntry(NamedTuple):
 
 
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import IO, BinaryIO, Literal, Protocol
 
     class DataSink(Protocol):
         """Receives each checked entry in archive order (the installer's unpacker)."""

@@ -17,15 +17,20 @@ import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
 from .archive import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
 from .signing.verify import NO_SIGNATURE, Verified, verify_members
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from .package import ClickPackage
-    from .signing.signer import SignResult, sign_file as sign_package
+    from .signing.signer import SignResult
+    from .signing.signer import sign_file as sign_package
+
 
 __all__ = [
     "NO_SIGNATURE",

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import NamedTuple
+
+from ._record import Record
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 
 __all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
 
@@ -18,7 +22,7 @@ _UPSTREAM_CHARS = re.compile(r"^[A-Za-z0-9.+~:-]*$")
 _REVISION_CHARS = re.compile(r"^[A-Za-z0-9.+~]*$")
 
 
-class DebianVersion(NamedTuple):
+class DebianVersion(Record):
     epoch: int
     upstream: str
     revision: str

@@ -10,7 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __all__ = ["add_database_options", "dump_json", "find_package_directory", "open_db", "register"]
 

@@ -17,18 +17,29 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
 from .. import _console
 from ..errors import ClickError, InstallError, PackageError
 from .database import Database
-from .fs import (atomic_symlink, chown_to, clickpkg_ids, exchange, open_dir, read_link,
-                 remove_tree, sorted_entries)
+from .fs import (
+    atomic_symlink,
+    chown_to,
+    clickpkg_ids,
+    exchange,
+    open_dir,
+    read_link,
+    remove_tree,
+    sorted_entries,
+)
 from .hooks import package_install_hooks, package_remove_hooks, run_system_hooks
 from .lock import DatabaseLock
 from .users import ALL_USERS, GC_IN_USE, Registry, user_names
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from ..package import ClickPackage
 
 __all__ = ["Installer", "dpkg_architecture", "logged_in_users"]

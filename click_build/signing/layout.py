@@ -14,10 +14,15 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Sequence
-from typing import BinaryIO, NamedTuple
 
+from .._record import Record
 from ..archive import ArMember
 from ..errors import ArchiveError, SignatureError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = [
     "SIGNATURE_PREFIX",
@@ -36,7 +41,7 @@ _DATA = ("data.tar", "data.tar.gz", "data.tar.xz", "data.tar.bz2", "data.tar.lzm
 _TAMPERED = "the package was altered after it was signed"
 
 
-class SignedLayout(NamedTuple):
+class SignedLayout(Record):
     """The signed members, in signing order, and the signatures by type."""
 
     signed: tuple[ArMember, ArMember, ArMember]

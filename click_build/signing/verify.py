@@ -21,16 +21,21 @@ import os
 import time
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from .. import _console
+from .._record import Record
 from ..archive import ArMember
 from ..errors import SignatureError
 from .layout import SIGNATURE_PREFIX, send_members, signature_members, signed_layout
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
 if TYPE_CHECKING:  # the gpg plumbing loads only for packages that carry a signature
+    from typing import BinaryIO
+
     from .gpg import SignatureStatus
     from .openpgp import SignaturePacket
+
 
 __all__ = ["MAX_SIGNATURE_SIZE", "NO_SIGNATURE", "Verified", "verify_members"]
 
@@ -40,7 +45,7 @@ _ERR = "Signature verification error: "
 ORIGIN = "origin"
 
 
-class Verified(NamedTuple):
+class Verified(Record):
     """The outcome of a check that did not fail."""
 
     trusted: bool  # False: accepted only because unauthenticated packages were allowed
