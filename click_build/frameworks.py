@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from . import _console
 from ._record import Record
@@ -43,31 +42,35 @@ class Framework(Record):
         return self.fields.get("base-version")
 
 
-def frameworks_dir(override: str | os.PathLike[str] | None = None) -> Path:
+def frameworks_dir(override: str | os.PathLike[str] | None = None) -> str:
     """The option, else ``$CLICK_FRAMEWORKS_DIR``, else the system directory."""
-    return Path(override or os.environ.get("CLICK_FRAMEWORKS_DIR") or DEFAULT_FRAMEWORKS_DIR)
+    return os.fspath(override or os.environ.get("CLICK_FRAMEWORKS_DIR") or DEFAULT_FRAMEWORKS_DIR)
 
 
-def read_framework(name: str, directory: Path) -> Framework | None:
+def read_framework(name: str, directory: str | os.PathLike[str]) -> Framework | None:
     if not _NAME.match(name):
         return None
     try:
-        text = (directory / f"{name}.framework").read_text(encoding="utf-8", errors="replace")
+        with open(os.path.join(directory, f"{name}.framework"), encoding="utf-8",
+                  errors="replace") as f:
+            text = f.read()
     except OSError:
         return None
     return Framework(name, parse_simple(text))
 
 
-def list_frameworks(directory: Path) -> list[Framework]:
+def list_frameworks(directory: str | os.PathLike[str]) -> list[Framework]:
     try:
-        names = sorted(p.name[: -len(".framework")] for p in directory.glob("*.framework"))
+        names = sorted(n[: -len(".framework")] for n in os.listdir(directory)
+                       if n.endswith(".framework"))
     except OSError:
         return []
     found = (read_framework(n, directory) for n in names)
     return [f for f in found if f is not None]
 
 
-def validate_framework(value: str, directory: Path, force_missing: bool = False) -> None:
+def validate_framework(value: str, directory: str | os.PathLike[str],
+                       force_missing: bool = False) -> None:
     """The original's rules: plain names, all present (unless forced), one base version."""
     names = []
     for part in value.split(","):

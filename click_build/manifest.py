@@ -8,9 +8,9 @@ both :func:`validate` and :func:`json_schema`, so the two cannot drift.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from . import _console
 from ._record import Record
@@ -404,11 +404,12 @@ def dump_manifest(data: Mapping[str, object]) -> str:
     ) + "\n"
 
 
-def load_manifest(path: str | Path, purpose: Purpose = "build") -> Manifest:
+def load_manifest(path: str | os.PathLike[str], purpose: Purpose = "build") -> Manifest:
     """Read and validate a manifest.json file."""
-    path = Path(path)
+    path = os.fspath(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise ManifestError(
             ["not found; every Click app needs a manifest.json at its top"], str(path)

@@ -20,7 +20,6 @@ import sys
 import tarfile
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 
 from ._record import Record
 from .archive import ArMember, MemberReader, read_ar_members
@@ -313,7 +312,7 @@ def _click_version_ok(value: str) -> bool:
 
 def audit_control(
     pkg: ClickPackage,
-    frameworks_dir: Path,
+    frameworks_dir: str | os.PathLike[str],
     force_missing_framework: bool = False,
     architecture: str | None = None,
 ) -> Manifest:
@@ -588,7 +587,7 @@ def resolve_in_package(path: str, result: ScanResult) -> str | None:
 
 def audit(
     pkg: ClickPackage,
-    frameworks_dir: Path,
+    frameworks_dir: str | os.PathLike[str],
     force_missing_framework: bool = False,
     architecture: str | None = None,
     sink: DataSink | None = None,

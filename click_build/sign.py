@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from .archive import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
@@ -44,7 +43,7 @@ __all__ = [
 
 def check_package_signature(
     pkg: ClickPackage,
-    keyrings: Sequence[Path] = (),
+    keyrings: Sequence[str | os.PathLike[str]] = (),
     allow_unauthenticated: bool = False,
 ) -> None:
     """Raise :class:`SignatureError` unless ``pkg`` may be trusted.
@@ -60,7 +59,7 @@ def check_package_signature(
 
 def check_file_signature(
     source: str | os.PathLike[str] | BinaryIO,
-    keyrings: Sequence[Path] = (),
+    keyrings: Sequence[str | os.PathLike[str]] = (),
     allow_unauthenticated: bool = False,
 ) -> Verified:
     """As :func:`check_package_signature`, on a file not yet opened as a package.
@@ -82,7 +81,7 @@ def check_file_signature(
                        allow_unauthenticated)
 
 
-def _check_open(f: BinaryIO, where: str, keyrings: Sequence[Path], allow: bool) -> Verified:
+def _check_open(f: BinaryIO, where: str, keyrings: Sequence[str | os.PathLike[str]], allow: bool) -> Verified:
     try:
         members = read_ar_members(f, f.seek(0, io.SEEK_END))
     except ArchiveError as e:

@@ -17,7 +17,6 @@ import pwd
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from ..deb822 import parse_simple
 from ..errors import ClickError, FrameworkError, HookError
@@ -157,7 +156,7 @@ class Hook:
     """One ``*.hook`` file, bound to a database."""
 
     def __init__(self, db: Database, name: str, fields: dict[str, str],
-                 frameworks_dir: Path | None = None) -> None:
+                 frameworks_dir: str | os.PathLike[str] | None = None) -> None:
         self.db = db
         self.name = name
         self.fields = fields
@@ -398,7 +397,7 @@ def _hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
 
 
 def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,
-             frameworks_dir: Path | None = None) -> list[Hook]:
+             frameworks_dir: str | os.PathLike[str] | None = None) -> list[Hook]:
     """Every hook file (whose ``Hook-Name`` is ``hook_name``, if given)."""
     hooks = [Hook(db, name, fields, frameworks_dir)
              for name, fields in _hook_files(hooks_dir(directory))]
@@ -406,7 +405,7 @@ def open_all(db: Database, hook_name: str | None = None, directory: str | None =
 
 
 def open_hook(db: Database, name: str, directory: str | None = None,
-              frameworks_dir: Path | None = None) -> Hook:
+              frameworks_dir: str | os.PathLike[str] | None = None) -> Hook:
     for hook in open_all(db, None, directory, frameworks_dir):
         if hook.name == name:
             return hook
@@ -455,12 +454,12 @@ def _run_all(hooks: list[Hook], user: str | None, level: str) -> None:
 
 
 def run_system_hooks(db: Database, directory: str | None = None,
-                     frameworks_dir: Path | None = None) -> None:
+                     frameworks_dir: str | os.PathLike[str] | None = None) -> None:
     _run_all([h for h in open_all(db, None, directory, frameworks_dir) if not h.is_user_level],
              None, "system")
 
 
 def run_user_hooks(db: Database, user: str, directory: str | None = None,
-                   frameworks_dir: Path | None = None) -> None:
+                   frameworks_dir: str | os.PathLike[str] | None = None) -> None:
     _run_all([h for h in open_all(db, None, directory, frameworks_dir) if h.is_user_level],
              user, "user")

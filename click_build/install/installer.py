@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import _console
 from ..errors import ClickError, InstallError, PackageError
@@ -104,9 +103,9 @@ class _Relayed(ClickError):
 class Installer:
     """The operations of ``click install/register/unregister/gc`` on one layered database."""
 
-    def __init__(self, db: Database, frameworks_dir: Path, hooks_dir: str | None = None,
+    def __init__(self, db: Database, frameworks_dir: str | os.PathLike[str], hooks_dir: str | None = None,
                  force_missing_framework: bool = False, allow_unauthenticated: bool = False,
-                 keyrings: Sequence[Path] = ()) -> None:
+                 keyrings: Sequence[str | os.PathLike[str]] = ()) -> None:
         self.db = db
         self.frameworks_dir = frameworks_dir
         self.hooks_dir = hooks_dir
