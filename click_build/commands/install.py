@@ -165,12 +165,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     installer = _installer(
         args, force_missing_framework=args.force_missing_framework,
-        allow_unauthenticated=args.allow_unauthenticated,
-        keyrings=[Path(k) for k in args.keyring])
+        allow_unauthenticated=args.allow_unauthenticated, keyrings=list(args.keyring))
     installer.install(args.package, user=args.user, all_users=args.all_users)
     return 0
 
