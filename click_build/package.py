@@ -11,7 +11,6 @@ unpacker) as it goes.  A package is trusted only when the scan completes.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import os
 import posixpath
@@ -30,6 +29,11 @@ from .manifest import Manifest, dump_manifest, hook_path_problem, parse_json_obj
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+try:  # CPython's built-in md5: hashlib's OpenSSL binding adds ~4 ms to every install
+    from _md5 import md5  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - interpreters without it
+    from hashlib import md5
 
 
 __all__ = [
@@ -380,6 +384,7 @@ class DataEntry(Record):
 
 
 if TYPE_CHECKING:
+    from hashlib import _Hash
     from typing import IO, BinaryIO, Literal, Protocol
 
     class DataSink(Protocol):
@@ -502,7 +507,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
                         )
                     stream = tar.extractfile(info)
                     assert stream is not None
-                    digest = hashlib.md5()
+                    digest = md5()
                     chunks = _hashed_chunks(stream, entry.size, digest)
                     if sink is not None:
                         sink.file(entry, chunks)
@@ -529,7 +534,7 @@ def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
     return result
 
 
-def _hashed_chunks(stream: IO[bytes], size: int, digest: hashlib._Hash) -> Iterator[bytes]:
+def _hashed_chunks(stream: IO[bytes], size: int, digest: _Hash) -> Iterator[bytes]:
     remaining = size
     while remaining:
         chunk = stream.read(min(remaining, 1 << 20))
