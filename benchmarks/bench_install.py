@@ -46,7 +46,7 @@ def make_package(outdir: Path, name: str, version: str = "1.0") -> Path:
         "name": name, "version": version, "framework": "ubuntu-sdk-20.04",
         "maintainer": "Bench <bench@example.com>", "title": "Bench",
         "hooks": {"app": {"desktop": "app.desktop"}}})
-    path = build_click(manifest, stage_tree(tree), outdir, mtime=1_700_000_000)
+    path = Path(build_click(manifest, stage_tree(tree), outdir, mtime=1_700_000_000))
     shutil.rmtree(tree)
     return path
 

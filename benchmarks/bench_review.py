@@ -89,7 +89,7 @@ def build(app: Path, out: Path) -> Path:
 
     manifest = load_manifest(app / "manifest.json")
     entries = stage_tree(app, exclude=[app / "manifest.json"])
-    return build_click(manifest, entries, out)
+    return Path(build_click(manifest, entries, out))
 
 
 def _data_reader(pkg: object) -> object:

@@ -15,7 +15,6 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from . import _console
 from ._record import Record
@@ -151,9 +150,9 @@ def _union(patterns: list[str]) -> re.Pattern[str] | None:
 
 
 def stage_tree(
-    root: str | Path,
+    root: str | os.PathLike[str],
     ignores: Iterable[str] = (),
-    exclude: Iterable[str | Path] = (),
+    exclude: Iterable[str | os.PathLike[str]] = (),
     mtime_clamp: int | None = None,
     default_ignores: Sequence[str] = DEFAULT_IGNORES,
 ) -> list[Entry]:
@@ -339,8 +338,8 @@ def _check_path(arcname: str) -> None:
         raise BuildError(f"{arcname}: the top-level .click directory is reserved")
 
 
-def _writable_dir(outdir: Path) -> None:
-    if not outdir.is_dir():
+def _writable_dir(outdir: str) -> None:
+    if not os.path.isdir(outdir):
         raise BuildError(f"output directory {outdir} does not exist")
     if not os.access(outdir, os.W_OK | os.X_OK):
         raise BuildError(f"output directory {outdir} is not writable")
@@ -349,19 +348,19 @@ def _writable_dir(outdir: Path) -> None:
 def build_click(
     manifest: Manifest,
     entries: Sequence[Entry],
-    outdir: str | Path = ".",
+    outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
-) -> Path:
+) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
     The result appears atomically: nothing named ``*.click`` exists until it
     is complete.
     """
-    outdir = Path(outdir)
+    outdir = os.fspath(outdir)
     _writable_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
-    target = outdir / manifest.filename
+    target = os.path.join(outdir, manifest.filename)
     kib = installed_size_kib(entries)
     try:
         with _anonymous_file(outdir) as data:
@@ -401,7 +400,7 @@ def build_click(
     return target
 
 
-def _anonymous_file(directory: Path) -> BinaryIO:
+def _anonymous_file(directory: str) -> BinaryIO:
     """A nameless scratch file on the output's file system (O_TMPFILE when there is one)."""
     flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
     if hasattr(os, "O_TMPFILE"):
@@ -414,7 +413,7 @@ def _anonymous_file(directory: Path) -> BinaryIO:
     return os.fdopen(fd, "w+b")
 
 
-def _temp_name(directory: Path, final: str) -> tuple[int, str]:
+def _temp_name(directory: str, final: str) -> tuple[int, str]:
     """Create ``.FINAL.<random>.tmp`` exclusively; the caller renames or removes it."""
     for _ in range(100):
         name = os.path.join(directory, f".{final}.{os.urandom(4).hex()}.tmp")
@@ -440,26 +439,28 @@ def _unlink_quietly(path: str) -> None:
 
 def build_source(
     manifest: Manifest,
-    manifest_path: Path,
+    manifest_path: str | os.PathLike[str],
     entries: Sequence[Entry],
-    outdir: str | Path = ".",
+    outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
     filename: str | None = None,
-) -> Path:
+) -> str:
     """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
-    outdir = Path(outdir)
+    outdir = os.fspath(outdir)
     _writable_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
-    target = outdir / (filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz")
+    name = filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz"
+    target = os.path.join(outdir, name)
     entries = [e for e in entries if e.arcname != "manifest.json"]
     manifest_entry = Entry(
-        "manifest.json", "file", 0o644, manifest_path.stat().st_size, stamp, str(manifest_path)
+        "manifest.json", "file", 0o644, os.stat(manifest_path).st_size, stamp,
+        os.fspath(manifest_path)
     )
     staged = _complete([*entries, manifest_entry], stamp)
-    fd, tmpname = _temp_name(outdir, target.name)
+    fd, tmpname = _temp_name(outdir, name)
     try:
         with os.fdopen(fd, "wb") as out:
-            _write_data(staged, out, stamp, f"packing {target.name}")
+            _write_data(staged, out, stamp, f"packing {name}")
         os.chmod(tmpname, 0o644 & ~_umask())
         os.replace(tmpname, target)
     except BaseException:

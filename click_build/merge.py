@@ -133,4 +133,4 @@ def merge_packages(paths: Sequence[str | os.PathLike[str]], outdir: str | os.Pat
         data = _common(manifests)
         data["architecture"] = _architectures(manifests)
         merged = Manifest.from_dict(data, "merged manifest")
-        return build_click(merged, stage_tree(root, default_ignores=()), outdir)
+        return Path(build_click(merged, stage_tree(root, default_ignores=()), outdir))

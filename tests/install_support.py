@@ -46,7 +46,7 @@ def make_click(outdir: Path, name: str = "com.example.app", version: str = "1.0"
     data.update(extra)
     manifest = Manifest.from_dict(data)
     outdir.mkdir(parents=True, exist_ok=True)
-    return build_click(manifest, stage_tree(tree), outdir, mtime=1_700_000_000)
+    return Path(build_click(manifest, stage_tree(tree), outdir, mtime=1_700_000_000))
 
 
 @dataclass

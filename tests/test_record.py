@@ -52,6 +52,8 @@ def test_cli_start_up_does_not_import_typing() -> None:
     probe = ("import sys\nfrom click_build.cli import main\n"
              "try:\n    main(['verify', '--help'])\nexcept SystemExit:\n    pass\n"
              "import click_build.build, click_build.package, click_build.install.installer\n"
+             "import click_build.review.lint, click_build.review.desktop\n"
+             "import click_build.review.security, click_build.review.hooks\n"
              "print('typing' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "False"

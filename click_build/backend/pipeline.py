@@ -243,6 +243,6 @@ def build_package(
             _console.warn(warning)
         entries = _fill_apparmor(entries, manifest.data, facts.apparmor_policy, work)
         _check_hooks(manifest, entries, source.label)
-        path = build_click(manifest, entries, Path(outdir))
+        path = Path(build_click(manifest, entries, outdir))
     _console.info(f"* Built {path.name}")
     return path

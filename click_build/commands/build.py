@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from ..errors import BuildError
 
 __all__ = ["register", "resolve_manifest"]
 
 
-def resolve_manifest(directory: str, manifest: str | None) -> Path:
+def resolve_manifest(directory: str, manifest: str | None) -> str:
     """Where ``-m`` points: relative to DIRECTORY first (as the original), then to the CWD."""
     if manifest is None:
         manifest = "manifest.json"
-    candidates = [Path(manifest)] if os.path.isabs(manifest) else [
-        Path(directory, manifest), Path(manifest)]
+    candidates = [manifest] if os.path.isabs(manifest) else [
+        os.path.join(directory, manifest), manifest]
     for candidate in candidates:
-        if candidate.is_dir():
-            candidate = candidate / "manifest.json"
-        if candidate.exists():
+        if os.path.isdir(candidate):
+            candidate = os.path.join(candidate, "manifest.json")
+        if os.path.exists(candidate):
             return candidate
     raise BuildError(
         f'directory "{directory}" does not contain manifest file "{manifest}" '
@@ -87,17 +86,17 @@ def run_build(args: argparse.Namespace) -> int:
     manifest = load_manifest(manifest_path)
     entries = stage_tree(
         args.directory, args.ignore,
-        exclude=[manifest_path, Path(args.directory, "manifest.json")],
+        exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
     )
     path = build_click(manifest, entries, args.output_dir)
-    shown = os.path.join(args.output_dir, path.name)
+    shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     if args.validate:
         _review(path)
     return 0
 
 
-def _review(path: Path) -> None:
+def _review(path: str) -> None:
     """Run the built-in review when it is available (it reports, never fails the build)."""
     try:
         from ..review import report_after_build
@@ -117,6 +116,6 @@ def run_buildsource(args: argparse.Namespace) -> int:
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
     path = build_source(manifest, manifest_path, entries, args.output_dir)
     _console.info(
-        f"Successfully built source package in '{os.path.join(args.output_dir, path.name)}'."
+        f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )
     return 0

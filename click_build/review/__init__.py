@@ -11,7 +11,6 @@ says what to change.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .findings import CHECKS, Check, Context, Finding, Report, Severity
 
@@ -68,7 +67,7 @@ def review_package(
             hooks=app_hooks,
             frameworks=[f.strip() for f in framework.split(",") if f.strip()]
             if isinstance(framework, str) else [],
-            frameworks_dir=Path(default_frameworks_dir(frameworks_dir)),
+            frameworks_dir=default_frameworks_dir(frameworks_dir),
             report=Report(),
         )
         lint.check_control(ctx)
@@ -104,7 +103,7 @@ def summary(findings: list[Finding]) -> str:
     return ", ".join(parts) if parts else "no problems found"
 
 
-def report_after_build(path: Path) -> None:
+def report_after_build(path: str | os.PathLike[str]) -> None:
     """Review a freshly built package and print what it finds, as warnings.
 
     A build never fails here (as the original, which ignores click-review's

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+
+from .._record import Record
 
 __all__ = ["ElfInfo", "HEADER_SIZE", "parse_elf_header"]
 
@@ -13,7 +14,7 @@ _EF_ARM_ABI_FLOAT_SOFT = 0x200
 _EF_ARM_ABI_FLOAT_HARD = 0x400
 
 
-class ElfInfo(NamedTuple):
+class ElfInfo(Record):
     """The header facts of one ELF file."""
 
     kind: int  # e_type: ET_REL, ET_EXEC, ET_DYN, ET_CORE

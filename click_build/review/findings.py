@@ -7,20 +7,26 @@ in step), so an id is a stable name a developer can look up.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from .._record import Record
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     from ..package import ClickPackage
     from ._collect import Collected
 
 __all__ = ["CHECKS", "Check", "Context", "Finding", "Report", "Severity", "SEVERITY_ORDER"]
 
-Severity = Literal["error", "warning", "info"]
+if TYPE_CHECKING:
+    Severity = Literal["error", "warning", "info"]
+else:
+    Severity = str  # the alias is for the type checker; at run time any str
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
-class Check(NamedTuple):
+class Check(Record):
     severity: Severity
     summary: str
 
@@ -100,7 +106,7 @@ CHECKS: dict[str, Check] = {
 }
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     """One problem: a stable check id, its severity, where, what, and how to fix it."""
 
     check: str
@@ -142,7 +148,7 @@ class Context:
         manifest: dict[str, object],
         hooks: dict[str, dict[str, str]],  # the well-formed part of manifest['hooks']
         frameworks: list[str],
-        frameworks_dir: Path | None,
+        frameworks_dir: str | None,
         report: Report,
         data: Collected | None = None,  # None when the data archive could not be read
     ) -> None:

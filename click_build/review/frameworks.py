@@ -12,10 +12,15 @@ AppArmor policy has, and the templates and policy groups of each version.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal, NamedTuple
+import os
 
+from .._record import Record
 from ..frameworks import list_frameworks
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = [
     "FRAMEWORKS",
@@ -31,7 +36,10 @@ __all__ = [
     "policy_version_for",
 ]
 
-FrameworkState = Literal["available", "deprecated", "obsolete", "prereleased", "system"]
+if TYPE_CHECKING:
+    FrameworkState = Literal["available", "deprecated", "obsolete", "prereleased", "system"]
+else:
+    FrameworkState = str  # the alias is for the type checker; at run time any str
 
 
 def _family(base: str, flavours: tuple[str, ...], points: range | tuple[int, ...] = ()) -> list[str]:
@@ -95,7 +103,7 @@ QT_MIN_FRAMEWORK: dict[str, str] = {
 }
 
 
-class Policy(NamedTuple):
+class Policy(Record):
     """The templates and policy groups of one AppArmor policy version."""
 
     templates: frozenset[str]
@@ -165,7 +173,7 @@ def policy_version_for(frameworks: list[str]) -> tuple[str, float] | None:
     return None
 
 
-def known_frameworks(system_dir: Path | None) -> dict[str, FrameworkState]:
+def known_frameworks(system_dir: str | os.PathLike[str] | None) -> dict[str, FrameworkState]:
     """The built-in table plus the frameworks installed in ``system_dir``."""
     known = dict(FRAMEWORKS)
     if system_dir is not None:
@@ -174,7 +182,7 @@ def known_frameworks(system_dir: Path | None) -> dict[str, FrameworkState]:
     return known
 
 
-def framework_state(name: str, system_dir: Path | None) -> FrameworkState | None:
+def framework_state(name: str, system_dir: str | os.PathLike[str] | None) -> FrameworkState | None:
     state = FRAMEWORKS.get(name)
     if state is None and system_dir is not None:
         if any(fw.name == name for fw in list_frameworks(system_dir)):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import os
 import re
-from pathlib import Path
 
 from ..deb822 import parse_simple
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
@@ -50,7 +50,7 @@ SUPPORTED_ARCHES = ("armhf", "arm64", "amd64")
 STORE_KEYS = ("name", "version", "framework", "title", "description", "maintainer",
               "architecture", "installed-size", "icon", "hooks", "migrations", "ports",
               "source", "type")
-SYSTEM_HOOKS_DIR = Path("/usr/share/click/hooks")
+SYSTEM_HOOKS_DIR = "/usr/share/click/hooks"
 VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arch}")
 LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
                      "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
@@ -377,15 +377,17 @@ def _check_hook_targets(ctx: Context) -> None:
 def _system_hooks() -> set[str]:
     names: set[str] = set()
     try:
-        files = sorted(SYSTEM_HOOKS_DIR.glob("*.hook"))
+        files = sorted(n for n in os.listdir(SYSTEM_HOOKS_DIR) if n.endswith(".hook"))
     except OSError:
         return names
-    for path in files:
+    for name in files:
         try:
-            fields = parse_simple(path.read_text(encoding="utf-8", errors="replace"))
+            with open(os.path.join(SYSTEM_HOOKS_DIR, name), encoding="utf-8",
+                      errors="replace") as f:
+                fields = parse_simple(f.read())
         except OSError:
             continue
-        names.add(fields.get("hook-name") or path.name[: -len(".hook")])
+        names.add(fields.get("hook-name") or name[: -len(".hook")])
     return names
 
 
