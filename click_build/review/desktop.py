@@ -10,7 +10,6 @@ must be a file of the package
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from ._collect import MAX_PARSED_FILE
 from .findings import Context
@@ -44,6 +43,12 @@ class DesktopEntry:
 
     def get(self, key: str) -> str | None:
         return self.groups.get("Desktop Entry", {}).get(key)
+
+
+def _scheme(url: str) -> str:
+    from urllib.parse import urlsplit  # only web app launchers take URLs
+
+    return urlsplit(url).scheme
 
 
 def _unescape(value: str) -> str:
@@ -265,7 +270,7 @@ class _Checker:
             self.add("desktop.webapp-args", "Exec passes --webapp to webapp-container",
                      "remove --webapp; webapp-container needs no such switch")
         targets = [a for a in args if not a.startswith("-") and not _is_placeholder(a)]
-        remote = [a for a in targets if urlsplit(a).scheme in ("http", "https")]
+        remote = [a for a in targets if _scheme(a) in ("http", "https")]
         scoped = any(a.startswith(("--webappUrlPatterns", "--webappModelSearchPath",
                                    "--webapp=")) for a in args)
         if remote and not scoped:
@@ -281,7 +286,7 @@ class _Checker:
                          "--webapp= but opens a local file",
                          "remove those switches for an app whose pages are in the package")
             for arg in targets:
-                if urlsplit(arg).scheme in ("", "file"):
+                if _scheme(arg) in ("", "file"):
                     self._need_file(arg.removeprefix("file://"), "the page")
 
     def _launcher_script(self, program: str, args: list[str]) -> None:

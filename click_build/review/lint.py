@@ -7,10 +7,10 @@ hooks every app needs, and files that should not have been shipped.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import re
+from collections.abc import Sequence
 
 from ..deb822 import parse_simple
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
@@ -177,7 +177,7 @@ def check_manifest(ctx: Context) -> None:
     for key in sorted(ctx.manifest):
         if key in STORE_KEYS or key.startswith("x-"):
             continue
-        close = difflib.get_close_matches(key, STORE_KEYS, n=1, cutoff=0.75)
+        close = _close_matches(key, STORE_KEYS, n=1, cutoff=0.75)
         why = (f"did you mean {close[0]!r}?" if close else
                "keys starting with '_' are the installer's" if key.startswith("_") else
                "not a manifest field")
@@ -213,7 +213,7 @@ def check_frameworks(ctx: Context) -> None:
             continue  # reported as a malformed field
         state = known.get(name)
         if state is None:
-            close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.8)
+            close = _close_matches(name, list(known), n=1, cutoff=0.8)
             guess = f" (did you mean {close[0]!r}?)" if close else ""
             add("lint.framework-unknown", "manifest",
                 f"framework {name!r} is not an Ubuntu Touch framework{guess}",
@@ -421,7 +421,7 @@ def _check_app_hooks(ctx: Context) -> None:
                 if known is None:
                     known = _system_hooks()
                 if hook not in known:
-                    close = difflib.get_close_matches(hook, sorted(KNOWN_HOOKS), n=1)
+                    close = _close_matches(hook, sorted(KNOWN_HOOKS), n=1)
                     guess = f" (did you mean {close[0]!r}?)" if close else ""
                     add("lint.hook-unknown", "manifest",
                         f"hooks.{app}.{hook}: no Ubuntu Touch service handles this hook{guess}",
@@ -465,3 +465,10 @@ def _check_leftovers(ctx: Context) -> None:
                        f"build leftovers in the package: {_listing(left)}",
                        "install only the built app into the package tree (e.g. 'cmake --install'"
                        " into a clean prefix) or leave them out with -I PATTERN")
+
+
+def _close_matches(word: str, options: Sequence[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """difflib's suggestions, loaded only when something needs a suggestion."""
+    import difflib
+
+    return difflib.get_close_matches(word, options, n=n, cutoff=cutoff)
