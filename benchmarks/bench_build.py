@@ -167,8 +167,14 @@ def main() -> int:
             "click build": (["click", "build", str(trivial)], out / "c", out / "c"),
         }, args.runs)
         report("Trivial app (whole process)", results, "click build")
-        ratio = results["click-build build"]["median_s"] / results["click build"]["median_s"]
-        verdict(ratio <= 0.35, f"trivial build {ratio:.2f}x click build (target <= 0.35x)")
+        # Like for like: `click build` reviews only when click-reviewers-tools is
+        # installed (it is not here); ours reviews by default, so compare --no-validate
+        # and show the default's cost beside it.
+        base = results["click build"]["median_s"]
+        same = results["click-build --no-validate"]["median_s"] / base
+        default = results["click-build build"]["median_s"] / base
+        verdict(same <= 0.35, f"trivial build {same:.2f}x click build, both without review "
+                              f"(target <= 0.35x); with the built-in review {default:.2f}x")
 
         print("\ngenerating the big tree...", file=sys.stderr)
         big = make_big(work)
