@@ -27,6 +27,7 @@ from .archive import (
 )
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
+from .spec import CLICK_VERSION, STATIC_PREINST
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -38,7 +39,6 @@ __all__ = [
     "FALLBACK_EPOCH",
     "IgnoreRules",
     "SOURCE_IGNORES",
-    "STATIC_PREINST",
     "Entry",
     "build_click",
     "build_source",
@@ -62,13 +62,6 @@ SOURCE_IGNORES: tuple[str, ...] = DEFAULT_IGNORES + (
     "*.a", ".be", ".deps", "*.la", "*.o", "*.so",
 )
 
-STATIC_PREINST = (
-    b"#! /bin/sh\n"
-    b'echo "Click packages may not be installed directly using dpkg."\n'
-    b"echo \"Use 'click install' instead.\"\n"
-    b"exit 1\n"
-)
-CLICK_VERSION = "0.4"
 
 #: Timestamp used when SOURCE_DATE_EPOCH is unset: 1980-01-01T00:00:00Z, the
 #: zip epoch that wheels use too.  A fixed value keeps builds reproducible.

@@ -12,6 +12,7 @@ from . import _console
 from ._record import Record
 from .deb822 import parse_simple
 from .errors import FrameworkError
+from .manifest import FRAMEWORK_RE
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+_NAME = re.compile(FRAMEWORK_RE)  # the manifest's rule for framework names
 
 
 class Framework(Record):

@@ -25,7 +25,14 @@ from .archive import ArMember, MemberReader, read_ar_members
 from .deb822 import parse_control
 from .errors import ArchiveError, ClickError, PackageError
 from .frameworks import validate_framework
-from .manifest import Manifest, dump_manifest, hook_path_problem, parse_json_object
+from .manifest import Manifest, dump_manifest, parse_json_object
+from .spec import (
+    ACCEPTED_PREINSTS,
+    CLICK_VERSION,
+    FORBIDDEN_FIELDS,
+    MAINTAINER_SCRIPTS,
+    SIGNATURE_PREFIX,
+)
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -39,7 +46,6 @@ except ImportError:  # pragma: no cover - interpreters without it
 __all__ = [
     "open_tar",
     "read_errors",
-    "FORBIDDEN_FIELDS",
     "ClickPackage",
     "DataEntry",
     "ScanResult",
@@ -50,23 +56,7 @@ __all__ = [
     "scan_data",
 ]
 
-CLICK_VERSION = "0.4"
-FORBIDDEN_FIELDS = (
-    "Pre-Depends", "Depends", "Recommends", "Suggests", "Enhances", "Conflicts",
-    "Breaks", "Provides",
-)
-MAINTAINER_SCRIPTS = ("preinst", "postinst", "prerm", "postrm", "config")
 CONTROL_FILES = ("control", "manifest", "md5sums", "preinst")
-_PREINST_HEAD = b'#! /bin/sh\necho "Click packages may not be installed directly using dpkg."\n'
-STATIC_PREINSTS = tuple(
-    _PREINST_HEAD + line + b"exit 1\n"
-    for line in (
-        b"echo \"Use 'click install' instead.\"\n",
-        b"echo \"Use 'click-package install' instead.\"\n",
-        b'echo "Use click-install instead."\n',
-    )
-)
-SIGNATURE_PREFIX = "_gpg"
 MAX_CONTROL_ARCHIVE = 4 << 20  # compressed control.tar.*
 MAX_CONTROL_FILE = 1 << 20  # each decompressed control member
 MAX_ENTRIES = 250_000
@@ -339,7 +329,7 @@ def audit_control(
     for name in FORBIDDEN_FIELDS:
         if pkg.field(name) is not None:
             raise PackageError(f"control: {name} field is forbidden in Click packages")
-    if pkg.preinst is not None and pkg.preinst not in STATIC_PREINSTS:
+    if pkg.preinst is not None and pkg.preinst not in ACCEPTED_PREINSTS:
         raise PackageError("control: preinst differs from the static one; maintainer scripts are forbidden")
     data = {k: v for k, v in pkg.manifest_data.items() if not k.startswith("_")}
     manifest = Manifest.from_dict(data, "manifest", purpose="install")
@@ -600,12 +590,10 @@ def audit(
     """The full audit of ``verify`` (and, with a sink, the unpack of ``install``)."""
     manifest = audit_control(pkg, frameworks_dir, force_missing_framework, architecture)
     result = scan_data(pkg, sink)
+    # The manifest check already refused absolute and '..' hook paths; what is left
+    # is a path that reaches outside through the package's own symlinks.
     for app, hooks in manifest.hooks.items():
         for hook, target in hooks.items():
-            problem = hook_path_problem(target)
-            resolved = None if problem else resolve_in_package(target, result)
-            if problem or resolved is None:
-                raise PackageError(
-                    f"manifest: hooks.{app}.{hook}: {problem or repr(target) + ' leaves the package'}"
-                )
+            if resolve_in_package(target, result) is None:
+                raise PackageError(f"manifest: hooks.{app}.{hook}: {target!r} leaves the package")
     return manifest, result

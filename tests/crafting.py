@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from click_build.archive import write_ar_member
-from click_build.build import STATIC_PREINST
+from click_build.spec import STATIC_PREINST
 
 MANIFEST: dict[str, object] = {
     "name": "com.example.crafted",

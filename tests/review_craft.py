@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from click_build.archive import write_ar_member
-from click_build.build import STATIC_PREINST
+from click_build.spec import STATIC_PREINST
 
 __all__ = ["GOOD_FILES", "GOOD_MANIFEST", "D", "F", "L", "craft", "elf_bytes"]
 

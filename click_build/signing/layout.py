@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from .._record import Record
 from ..archive import ArMember
 from ..errors import ArchiveError, SignatureError
+from ..spec import SIGNATURE_PREFIX
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 __all__ = [
-    "SIGNATURE_PREFIX",
     "SIGNATURE_TYPES",
     "SignedLayout",
     "send_members",
@@ -33,7 +33,6 @@ __all__ = [
     "signed_layout",
 ]
 
-SIGNATURE_PREFIX = "_gpg"
 #: The types debsigs documents; debsigs itself allows any name of up to 10 characters.
 SIGNATURE_TYPES = ("origin", "maint", "archive")
 _CONTROL = ("control.tar", "control.tar.gz", "control.tar.xz", "control.tar.bz2")

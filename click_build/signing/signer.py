@@ -20,8 +20,9 @@ from typing import BinaryIO
 
 from ..archive import AR_MAGIC, ArMember, copy_range, write_ar_member
 from ..errors import ConfigError, PackageError
+from ..spec import SIGNATURE_PREFIX
 from .gpg import detach_sign
-from .layout import SIGNATURE_PREFIX, SIGNATURE_TYPES, send_members, signed_layout
+from .layout import SIGNATURE_TYPES, send_members, signed_layout
 from .openpgp import SignaturePacket, parse_signature
 
 __all__ = ["DIGEST", "SignResult", "sign_file"]

@@ -26,7 +26,8 @@ from .. import _console
 from .._record import Record
 from ..archive import ArMember
 from ..errors import SignatureError
-from .layout import SIGNATURE_PREFIX, send_members, signature_members, signed_layout
+from ..spec import SIGNATURE_PREFIX
+from .layout import send_members, signature_members, signed_layout
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
