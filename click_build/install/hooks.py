@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_HOOKS_DIR",
     "Hook",
     "as_user",
+    "hook_files",
     "hooks_dir",
     "open_all",
     "open_hook",
@@ -379,7 +380,8 @@ def _run_as(command: str, user: str) -> None:
 _CACHE: dict[str, list[tuple[str, dict[str, str]]]] = {}
 
 
-def _hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
+def hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
+    """(name, fields) of every ``*.hook`` file in ``directory``, read once per process."""
     if directory not in _CACHE:
         files = []
         for entry in sorted_entries(directory):
@@ -400,7 +402,7 @@ def open_all(db: Database, hook_name: str | None = None, directory: str | None =
              frameworks_dir: str | os.PathLike[str] | None = None) -> list[Hook]:
     """Every hook file (whose ``Hook-Name`` is ``hook_name``, if given)."""
     hooks = [Hook(db, name, fields, frameworks_dir)
-             for name, fields in _hook_files(hooks_dir(directory))]
+             for name, fields in hook_files(hooks_dir(directory))]
     return [h for h in hooks if hook_name is None or h.hook_name == hook_name]
 
 

@@ -8,13 +8,11 @@ hooks every app needs, and files that should not have been shipped.
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 from collections.abc import Sequence
 
-from ..deb822 import parse_simple
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
-from ..package import FORBIDDEN_FIELDS, STATIC_PREINSTS
+from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS
 from ..versions import compare_versions
 from .findings import Context
 from .frameworks import QT_MIN_FRAMEWORK, known_frameworks
@@ -112,7 +110,7 @@ def check_control(ctx: Context) -> None:
     if pkg.preinst is None:
         add("lint.control", "control.tar", "has no preinst (the stores require the static one)",
             rebuild)
-    elif pkg.preinst not in STATIC_PREINSTS:
+    elif pkg.preinst not in ACCEPTED_PREINSTS:
         add("lint.control", "preinst",
             "differs from the static script; Click packages may not run maintainer scripts",
             rebuild)
@@ -375,20 +373,13 @@ def _check_hook_targets(ctx: Context) -> None:
 
 
 def _system_hooks() -> set[str]:
-    names: set[str] = set()
+    from ..install.hooks import hook_files  # the installer's reader; needed only here
+
     try:
-        files = sorted(n for n in os.listdir(SYSTEM_HOOKS_DIR) if n.endswith(".hook"))
+        files = hook_files(SYSTEM_HOOKS_DIR)
     except OSError:
-        return names
-    for name in files:
-        try:
-            with open(os.path.join(SYSTEM_HOOKS_DIR, name), encoding="utf-8",
-                      errors="replace") as f:
-                fields = parse_simple(f.read())
-        except OSError:
-            continue
-        names.add(fields.get("hook-name") or name[: -len(".hook")])
-    return names
+        return set()
+    return {fields.get("hook-name") or name for name, fields in files}
 
 
 def _check_app_hooks(ctx: Context) -> None:
