@@ -7,7 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,16 @@ def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = No
             f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
         )
     return result
+
+
+@pytest.fixture
+def public_tmp() -> Iterator[Path]:
+    """A temporary directory other users can enter (pytest's tmp_path is private):
+    as root the installer unpacks as clickpkg, and hooks run as their users."""
+    path = Path(tempfile.mkdtemp(prefix="click-build-test."))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,12 +15,10 @@ from click_build.install.hooks import pattern_format, pattern_possible_expansion
 
 
 @pytest.fixture
-def shared() -> Iterator[Path]:
+def shared(public_tmp: Path) -> Path:
     """World-writable scratch space, so hooks running as other users can write."""
-    path = Path(tempfile.mkdtemp(prefix="click-hooks-test."))
-    os.chmod(path, 0o1777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    public_tmp.chmod(0o1777)
+    return public_tmp
 
 
 @pytest.fixture

@@ -6,14 +6,19 @@ import json
 import os
 import pwd
 import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import assert_clean_error, need
-from install_support import (Env, check_invariants, current_user, make_click, make_env,
-                             portable_cli, run)
+from install_support import (
+    Env,
+    check_invariants,
+    current_user,
+    make_click,
+    make_env,
+    portable_cli,
+    run,
+)
 
 pytestmark = pytest.mark.oracle
 
@@ -21,15 +26,6 @@ pytestmark = pytest.mark.oracle
 @pytest.fixture
 def env(tmp_path: Path) -> Env:
     return make_env(tmp_path)
-
-
-@pytest.fixture
-def shared_dir() -> Iterator[Path]:
-    """A directory every user can enter (the original unpacks as clickpkg)."""
-    path = Path(tempfile.mkdtemp(prefix="click-install-test."))
-    os.chmod(path, 0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def ours(cli, env: Env, *args: object, check: bool = True):
@@ -65,10 +61,10 @@ def layout(root: Path) -> dict[str, str]:
     return out
 
 
-def test_installed_layout_matches_the_original(cli, env: Env, shared_dir: Path) -> None:
-    pkg = make_click(shared_dir, files={"bin/tool": "#!/bin/sh\n", "data/x.txt": "x\n"})
-    os.chmod(shared_dir, 0o755)
-    theirs, mine = original_db(shared_dir / "theirs"), shared_dir / "mine"
+def test_installed_layout_matches_the_original(cli, env: Env, public_tmp: Path) -> None:
+    pkg = make_click(public_tmp, files={"bin/tool": "#!/bin/sh\n", "data/x.txt": "x\n"})
+    os.chmod(public_tmp, 0o755)
+    theirs, mine = original_db(public_tmp / "theirs"), public_tmp / "mine"
     user = current_user()
     original("install", f"--root={theirs}", "--allow-unauthenticated",
              "--force-missing-framework", f"--user={user}", pkg)
@@ -117,23 +113,23 @@ def test_the_original_reads_our_database(cli, env: Env, tmp_path: Path) -> None:
     assert installed.strip() == f"{root}/com.example.app/2.0"
 
 
-def test_we_read_the_original_database(cli, env: Env, shared_dir: Path) -> None:
-    root = original_db(shared_dir / "db")
-    src = shared_dir / "src"
+def test_we_read_the_original_database(cli, env: Env, public_tmp: Path) -> None:
+    root = original_db(public_tmp / "db")
+    src = public_tmp / "src"
     src.mkdir()
     (src / "manifest.json").write_text(json.dumps({
         "name": "com.example.theirs", "version": "1.5", "framework": "",
         "maintainer": "A B <a@b.c>", "title": "T", "hooks": {"a": {"x": "README"}}}))
     (src / "README").write_text("hi\n")
-    run([need("click"), "build", str(src)], cwd=str(shared_dir))
-    pkg = shared_dir / "com.example.theirs_1.5_all.click"
+    run([need("click"), "build", str(src)], cwd=str(public_tmp))
+    pkg = public_tmp / "com.example.theirs_1.5_all.click"
     original("install", f"--root={root}", "--allow-unauthenticated", f"--user={current_user()}",
              pkg)
     _same_views(cli, env, root, "com.example.theirs")
     assert ours(cli, env, "info", f"{root}/com.example.theirs/1.5/README").stdout == \
         original("info", f"{root}/com.example.theirs/1.5/README").stdout
     # and the package the original built installs with ours, read back by the original
-    mine = shared_dir / "mine"
+    mine = public_tmp / "mine"
     ours(cli, env, "install", f"--root={mine}", "--allow-unauthenticated",
          f"--user={current_user()}", pkg)
     _same_views(cli, env, mine, "com.example.theirs")
@@ -158,9 +154,9 @@ def _state(root: Path, package: str) -> tuple[list[str], str | None, dict[str, s
 
 
 def test_upgrade_downgrade_reinstall_behave_as_the_original(cli, env: Env,
-                                                             shared_dir: Path) -> None:
-    theirs, mine = original_db(shared_dir / "theirs"), shared_dir / "mine"
-    pkgs = {v: make_click(shared_dir, version=v) for v in ("1.0", "2.0")}
+                                                             public_tmp: Path) -> None:
+    theirs, mine = original_db(public_tmp / "theirs"), public_tmp / "mine"
+    pkgs = {v: make_click(public_tmp, version=v) for v in ("1.0", "2.0")}
     user = current_user()
     steps = [("1.0", [f"--user={user}"]), ("2.0", [f"--user={user}"]),
              ("1.0", [f"--user={user}"]), ("1.0", [f"--user={user}"]), ("2.0", ["--all-users"]),
@@ -286,17 +282,17 @@ def test_unregistered_install_says_so_and_unsigned_needs_the_flag(cli, env: Env,
 
 
 @pytest.mark.root
-def test_ordinary_user_installs_into_a_root_they_own(shared_dir: Path) -> None:
-    env = make_env(shared_dir / "env")
+def test_ordinary_user_installs_into_a_root_they_own(public_tmp: Path) -> None:
+    env = make_env(public_tmp / "env")
     for cli_script in portable_cli():
-        home = shared_dir / "home"
+        home = public_tmp / "home"
         home.mkdir()
         shutil.chown(home, "nobody", "nogroup")
-        pkg = make_click(shared_dir)
+        pkg = make_click(public_tmp)
         os.chmod(pkg, 0o644)
         user_env = {"XDG_DATA_HOME": str(home / "data"), "HOME": str(home),
-                    "CLICK_DATABASES_DIR": str(shared_dir / "no-config"),
-                    "CLICK_HOOKS_DIR": str(shared_dir / "no-hooks"),
+                    "CLICK_DATABASES_DIR": str(public_tmp / "no-config"),
+                    "CLICK_HOOKS_DIR": str(public_tmp / "no-hooks"),
                     "CLICK_FRAMEWORKS_DIR": str(env.frameworks)}
         result = run([str(cli_script), "install", "--allow-unauthenticated", "--user=nobody",
                       str(pkg)], env=user_env, user="nobody")

@@ -8,14 +8,20 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, ROOT, need, run
-from test_templates import (ANSWER_SETS, KINDS, UNUSUAL, answers_for, new, project_of,
-                            run_qml_tests, source_manifest)
+from test_templates import (
+    ANSWER_SETS,
+    KINDS,
+    UNUSUAL,
+    answers_for,
+    new,
+    project_of,
+    run_qml_tests,
+    source_manifest,
+)
 
 #: The app stores' own review tool (click-reviewers-tools), put there by scripts/setup.
 CLICK_REVIEW = ROOT / ".venv-review" / "bin" / "click-review"
@@ -47,15 +53,9 @@ def built(request: pytest.FixtureRequest,
 
 
 @pytest.fixture
-def db_root() -> Iterator[Path]:
-    """A database root that the ``clickpkg`` user can reach: as root the installer
-    unpacks as clickpkg (as the original does), and pytest's tmp_path is private."""
-    parent = Path(tempfile.mkdtemp(prefix="click-build-db-"))
-    parent.chmod(0o755)
-    try:
-        yield parent / "db"
-    finally:
-        shutil.rmtree(parent)
+def db_root(public_tmp: Path) -> Path:
+    """A database root that the ``clickpkg`` user can reach (see ``public_tmp``)."""
+    return public_tmp / "db"
 
 
 @pytest.mark.oracle
