@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -25,6 +26,22 @@ BASE_MANIFEST: dict[str, object] = {
     "title": "Hello",
     "hooks": {"hello": {"desktop": "hello.desktop", "apparmor": "hello.apparmor"}},
 }
+
+
+SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
+
+
+@pytest.fixture(autouse=True)
+def _system_state_lock(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests in xdist group "system" change machine-wide state (/usr/share/click,
+    /etc/debsig, test users): one at a time across every checkout on the machine."""
+    marker = request.node.get_closest_marker("xdist_group")
+    if marker is None or "system" not in marker.args:
+        yield
+        return
+    with open(SYSTEM_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
