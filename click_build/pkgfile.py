@@ -1,0 +1,146 @@
+"""Opening a package file that an attacker may own, even while we read it.
+
+:func:`open_regular` refuses anything that is not a regular file (a FIFO, a
+device, a directory, a socket) without ever blocking on it.
+:func:`private_copy` goes further: it copies the file once into a nameless
+file that only this process can reach, so the bytes whose signature is
+checked are exactly the bytes that are audited and unpacked, whatever
+happens to the original meanwhile.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+
+from .errors import PackageError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+__all__ = ["anonymous_file", "open_regular", "private_copy"]
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for reading; refuse at once anything but a regular file.
+
+    ``O_NONBLOCK`` keeps the open itself from waiting on a FIFO with no
+    writer; the type is then checked on the open descriptor, so a file
+    swapped in between a check and the open cannot slip through.
+    """
+    where = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(where, flags)
+    except OSError as e:
+        try:  # a socket cannot be opened at all: still say what it is
+            mode = os.stat(where).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise PackageError(
+                f"{where}: is {_kind(mode)}; a package must be a regular file") from None
+        raise PackageError(f"{where}: cannot open: {e.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise PackageError(f"{where}: is {_kind(mode)}; a package must be a regular file")
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f
+
+
+def anonymous_file(directory: str | None = None) -> BinaryIO:
+    """A nameless read-write scratch file (``O_TMPFILE`` where the file system has it).
+
+    Nobody else can open it by name, and it vanishes when closed or when the
+    process dies.
+    """
+    directory = directory or os.environ.get("TMPDIR") or "/tmp"
+    flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return os.fdopen(os.open(directory, flags | os.O_TMPFILE, 0o600), "w+b")
+        except OSError:
+            pass  # file systems without O_TMPFILE support
+    for _ in range(100):
+        name = os.path.join(directory, f".click-build.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            continue
+        os.unlink(name)
+        return os.fdopen(fd, "w+b")
+    raise PackageError(f"cannot create a temporary file in {directory}")
+
+
+class _Named(io.BufferedRandom):
+    """The private copy, still called by the original's name in messages."""
+
+    def __init__(self, raw: io.FileIO, name: str) -> None:
+        super().__init__(raw)
+        self._display_name = name
+
+    @property
+    def name(self) -> str:
+        return self._display_name
+
+
+def private_copy(path: str | os.PathLike[str], directory: str | None = None) -> BinaryIO:
+    """A private, immutable snapshot of the package at ``path``, positioned at 0.
+
+    The copy is made in one pass (``copy_file_range`` where the kernel has
+    it) into an :func:`anonymous_file`; its ``name`` is ``path``, for
+    messages.  Every later read (signature, audit, unpack) sees these bytes.
+    """
+    where = os.fspath(path)
+    with open_regular(where) as src:
+        copy = anonymous_file(directory)
+        try:
+            _copy_all(src.fileno(), copy.fileno(), where)
+            raw = io.FileIO(os.dup(copy.fileno()), "r+b")
+        finally:
+            copy.close()
+    named = _Named(raw, where)
+    named.seek(0)
+    return named
+
+
+def _copy_all(src: int, dst: int, where: str) -> None:
+    """Copy until end of file (the source may still be growing or shrinking)."""
+    try:
+        if hasattr(os, "copy_file_range"):
+            try:
+                while os.copy_file_range(src, dst, 1 << 30):
+                    pass
+                return
+            except OSError:
+                # Not supported here (different file systems on old kernels...):
+                # restart from the beginning with plain reads.
+                os.lseek(src, 0, os.SEEK_SET)
+                os.lseek(dst, 0, os.SEEK_SET)
+                os.ftruncate(dst, 0)
+        while True:
+            chunk = os.read(src, 1 << 20)
+            if not chunk:
+                return
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(dst, view):]
+    except OSError as e:
+        raise PackageError(f"{where}: cannot read: {e.strerror}") from None
