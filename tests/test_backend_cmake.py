@@ -21,7 +21,7 @@ from backend_helpers import (
 )
 from conftest import need, run
 
-from click_build.backend.elf import ARCH_TRIPLETS
+from click_build.elf import ARCH_TRIPLETS
 
 pytestmark = pytest.mark.slow
 

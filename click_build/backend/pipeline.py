@@ -20,7 +20,7 @@ from ..build import Entry, build_click
 from ..errors import BuildError, ConfigError, ManifestError
 from ..manifest import Manifest
 from .appmanifest import find_manifest, reconcile_version
-from .elf import ARCH_TRIPLETS, host_architecture, scan_architectures
+from ..elf import ARCH_TRIPLETS, host_architecture, scan_architectures
 from .kinds import Context, resolve, stage
 from .placeholders import (
     ARCH_PLACEHOLDERS,
