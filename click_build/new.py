@@ -41,7 +41,7 @@ __all__ = [
 
 #: Frameworks a new app may target, the newest (the default) first; the
 #: AppArmor ``policy_version`` each needs comes from the review's table
-#: (:data:`click_build.review.frameworks.POLICY_BY_PREFIX`).
+#: (:data:`click_build.framework_table.POLICY_BY_PREFIX`).
 FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
 
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")

@@ -33,7 +33,7 @@ def json_value(value: object, indent: int | None = None) -> Markup:
 def apparmor_policy_version(framework: str) -> float:
     """The ``policy_version`` an AppArmor hook file needs for ``framework``."""
     from .new import FRAMEWORKS
-    from .review.frameworks import policy_version_for
+    from .framework_table import policy_version_for
 
     found = policy_version_for([framework]) if framework in FRAMEWORKS else None
     if found is None:

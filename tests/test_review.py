@@ -20,7 +20,7 @@ from review_craft import GOOD_FILES, GOOD_MANIFEST, F, L, craft, elf_bytes
 from click_build.errors import PackageError
 from click_build.review import CHECKS, Finding, review_package
 from click_build.review._elf import parse_elf_header
-from click_build.review.frameworks import (
+from click_build.framework_table import (
     FRAMEWORKS,
     POLICIES,
     policy,

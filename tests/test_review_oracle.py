@@ -127,7 +127,7 @@ def test_tables_match_the_store_tool(tmp_path: Path) -> None:
     import json
 
     from click_build.review import desktop, lint, security
-    from click_build.review.frameworks import (
+    from click_build.framework_table import (
         FRAMEWORKS,
         POLICIES,
         POLICY_BY_PREFIX,

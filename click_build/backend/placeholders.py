@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import BuildError, ManifestError
-from ..review.frameworks import policy_key, policy_version_for
+from ..framework_table import policy_key, policy_version_for
 
 __all__ = [
     "FrameworkFacts",

@@ -11,11 +11,11 @@ import fnmatch
 import re
 from collections.abc import Sequence
 
+from ..framework_table import QT_MIN_FRAMEWORK, known_frameworks
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
 from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS
 from ..versions import compare_versions
 from .findings import Context
-from .frameworks import QT_MIN_FRAMEWORK, known_frameworks
 
 __all__ = [
     "KNOWN_HOOKS",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 
-from .._record import Record
-from ..frameworks import list_frameworks
+from ._record import Record
+from .frameworks import list_frameworks
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
