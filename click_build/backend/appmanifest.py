@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import _console
 from ..errors import ConfigError, ManifestError
 from ..manifest import parse_json_object
-from .placeholders import substitute
+from ..placeholders import substitute
 from .settings import Project
 
 __all__ = ["ManifestSource", "find_manifest", "read_manifest_file", "reconcile_version"]

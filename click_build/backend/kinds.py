@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..build import Entry
+from ..placeholders import FrameworkFacts
 from .appmanifest import ManifestSource
-from .placeholders import FrameworkFacts
 from .settings import Project
 
 __all__ = ["KINDS", "Context", "Staged", "detect", "excluded_paths", "requires", "resolve", "stage"]

@@ -17,12 +17,10 @@ from pathlib import Path
 
 from .. import _console
 from ..build import Entry, build_click
+from ..elf import ARCH_TRIPLETS, host_architecture, scan_architectures
 from ..errors import BuildError, ConfigError, ManifestError
 from ..manifest import Manifest
-from .appmanifest import find_manifest, reconcile_version
-from ..elf import ARCH_TRIPLETS, host_architecture, scan_architectures
-from .kinds import Context, resolve, stage
-from .placeholders import (
+from ..placeholders import (
     ARCH_PLACEHOLDERS,
     FRAMEWORK_PLACEHOLDERS,
     fix_apparmor,
@@ -31,6 +29,8 @@ from .placeholders import (
     resolve_manifest_fields,
     variables,
 )
+from .appmanifest import find_manifest, reconcile_version
+from .kinds import Context, resolve, stage
 from .settings import ConfigSettings, Project, load_project
 
 __all__ = ["build_package", "build_dir_patterns", "work_dir"]

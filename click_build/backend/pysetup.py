@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from .. import _console
 from ..build import Entry, stage_tree
-from ..errors import BuildError, ConfigError
 from ..elf import MANYLINUX_MACHINES, scan_architectures
+from ..errors import BuildError, ConfigError
 
 if TYPE_CHECKING:
     from .kinds import Context

@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import BuildError, ManifestError
-from ..framework_table import policy_key, policy_version_for
+from .errors import BuildError, ManifestError
+from .framework_table import policy_key, policy_version_for
 
 __all__ = [
     "FrameworkFacts",
