@@ -25,9 +25,9 @@ from .. import _console
 from ..build import Entry, stage_tree
 from ..errors import BuildError, ConfigError
 from .appmanifest import ManifestSource, read_manifest_file
+from .context import Context, Staged, build_dir_patterns, excluded_paths
 
 if TYPE_CHECKING:
-    from .kinds import Context, Staged
     from .settings import Project
 
 __all__ = ["missing_tools", "mirror_sources", "stage_cmake"]
@@ -105,9 +105,6 @@ def _remove(path: Path) -> None:
 
 def stage_cmake(ctx: Context) -> Staged:
     """Build and install into ``<build>/stage``; stage that tree."""
-    from .kinds import Staged, excluded_paths
-    from .pipeline import build_dir_patterns
-
     try:
         from scikit_build_core.builder.builder import Builder
         from scikit_build_core.cmake import CMake, CMaker

@@ -7,12 +7,10 @@ placeholders, checks the hooks, and hands everything to the core's writer.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from .. import _console
@@ -30,10 +28,11 @@ from ..placeholders import (
     variables,
 )
 from .appmanifest import find_manifest, reconcile_version
-from .kinds import Context, resolve, stage
+from .context import Context, work_dir
+from .kinds import resolve, stage
 from .settings import ConfigSettings, Project, load_project
 
-__all__ = ["build_package", "build_dir_patterns", "work_dir"]
+__all__ = ["build_package"]
 
 Arch = str | list[str]
 
@@ -68,41 +67,6 @@ def _build_arch(project: Project, kind: str, declared: Arch | None) -> str:
                 "and join them with 'click-build merge'")
         return "all"
     return host_architecture() if kind == "cmake" else "all"
-
-
-def build_dir_patterns(project: Project) -> list[str]:
-    """Ignore patterns that keep the backend's own build folders out of packages."""
-    template = project.settings.build_dir or "build/click-{arch}"
-    rel = template.replace("{arch}", "*").strip("/")
-    if os.path.isabs(template) or rel.startswith(".."):
-        return []
-    patterns = ["/" + rel]
-    parent = rel.split("/")[0]
-    if "/" in rel and (project.root / parent).is_dir():
-        import fnmatch
-
-        children = [f"{parent}/{c.name}" for c in (project.root / parent).iterdir()]
-        if all(fnmatch.fnmatchcase(c, rel) for c in children):
-            patterns.append("/" + parent)  # nothing but our build folders in there
-    return patterns
-
-
-@contextlib.contextmanager
-def work_dir(project: Project, kind: str, arch: str) -> Iterator[Path]:
-    """The build folder: kept for cmake (incremental) or when set, else temporary."""
-    template = project.settings.build_dir or ("build/click-{arch}" if kind == "cmake" else "")
-    if template:
-        path = (project.root / template.replace("{arch}", arch)).resolve()
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise ConfigError(
-                f"pyproject.toml: tool.click-build.build-dir: cannot create {path}: {e.strerror}"
-            ) from None
-        yield path
-        return
-    with tempfile.TemporaryDirectory(prefix="click-build-") as tmp:
-        yield Path(tmp)
 
 
 def _decide_arch(declared: Arch | None, staged: list[Entry], where: str) -> Arch:

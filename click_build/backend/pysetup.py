@@ -18,15 +18,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import _console
 from ..build import Entry, stage_tree
 from ..elf import MANYLINUX_MACHINES, scan_architectures
 from ..errors import BuildError, ConfigError
-
-if TYPE_CHECKING:
-    from .kinds import Context
+from .context import Context, excluded_paths
 
 __all__ = [
     "pip_command", "python_requires_ok", "run_build_py", "source_excludes", "stage_python",
@@ -159,7 +156,6 @@ def _check_vendored(target: Path, arch: str, python: str) -> None:
 def stage_python(ctx: Context) -> list[Entry]:
     """Data files of the tree + the app's packages + vendored dependencies."""
     from .files import prefixed, stage_files
-    from .kinds import excluded_paths
 
     settings = ctx.project.settings
     prefix = settings.python.packages_dir.strip("/")
