@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import _console
 from ..build import Entry, build_click
-from ..elf import ARCH_TRIPLETS, host_architecture, scan_architectures
+from ..elf import ARCH_TRIPLETS, host_architecture, scan_elf
 from ..errors import BuildError, ConfigError, ManifestError
 from ..manifest import Manifest
 from ..placeholders import (
@@ -70,27 +70,41 @@ def _build_arch(project: Project, kind: str, declared: Arch | None) -> str:
 
 
 def _decide_arch(declared: Arch | None, staged: list[Entry], where: str) -> Arch:
-    """The package's architecture from what was declared and what was compiled."""
-    found = scan_architectures(e.source for e in staged if e.kind == "file" and e.source)
-    by_file = {path: arch for arch, paths in found.items() for path in paths}
+    """The package's architecture from what was declared and what was compiled.
+
+    An ARM file without a float ABI fits armhf and armel; undeclared, it is
+    armhf, the ARM architecture of Ubuntu Touch devices.  A machine the ELF
+    table does not know is reported, never guessed.
+    """
     arcname = {e.source: e.arcname for e in staged if e.source}
-
-    def example(arch: str) -> str:
-        first = next(p for p, a in by_file.items() if a == arch)
-        return arcname.get(first, first)
-
-    archs = sorted(found)
+    code = {arcname[path]: info for path, info in scan_elf(
+        e.source for e in staged if e.kind == "file" and e.source).items()}
     if declared is None:
+        unknown = sorted(path for path, info in code.items() if not info.arches)
+        if unknown:
+            raise BuildError(
+                f"{where}: {unknown[0]} is compiled for {code[unknown[0]].description}, which "
+                "click-build cannot name; declare the architecture (\"architecture\" in the "
+                "manifest or [tool.click-build] architecture)")
+        definite = {a for info in code.values() if len(info.arches) == 1 for a in info.arches}
+        for info in code.values():
+            if len(info.arches) > 1 and not info.arches & definite:
+                definite.add("armhf" if "armhf" in info.arches else sorted(info.arches)[0])
+        archs = sorted(definite)
         if not archs:
             return "all"
         return archs[0] if len(archs) == 1 else archs
-    allowed = declared if isinstance(declared, list) else [declared]
-    for arch in archs:
-        if arch not in allowed:
+    allowed = set(declared if isinstance(declared, list) else [declared])
+    for path, info in sorted(code.items()):
+        if info.arches and not info.arches & allowed:
             said = "'all' (no compiled code)" if declared == "all" else repr(declared)
+            fits = "armhf" if "armhf" in info.arches else sorted(info.arches)[0]
             raise BuildError(
-                f"{where}: architecture is {said}, but {example(arch)} is compiled for {arch}; "
-                f"declare {arch!r} or leave the architecture to the build")
+                f"{where}: architecture is {said}, but {path} is compiled for "
+                f"{info.description}; declare {fits!r} or leave the architecture to the build")
+        if not info.arches:
+            _console.warn(f"{where}: {path} is compiled for {info.description}, which "
+                          f"click-build cannot name; trusting the declared {declared!r}")
     return declared
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .. import _console
 from ..build import Entry, stage_tree
-from ..elf import MANYLINUX_MACHINES, scan_architectures
+from ..elf import MANYLINUX_MACHINES, scan_elf
 from ..errors import BuildError, ConfigError
 from .context import Context, excluded_paths
 
@@ -145,12 +145,12 @@ def _check_vendored(target: Path, arch: str, python: str) -> None:
                         f"pyproject.toml: project.dependencies: {dist} needs Python {spec}, "
                         f"but the device has {python}; pin an older release")
     files = [str(p) for p in sorted(target.rglob("*")) if p.is_file() and not p.is_symlink()]
-    for found, paths in sorted(scan_architectures(files).items()):
-        if found != arch:
-            rel = os.path.relpath(paths[0], target)
+    for path, info in scan_elf(files).items():
+        if arch not in info.arches:
+            rel = os.path.relpath(path, target)
             raise BuildError(
                 f"pyproject.toml: project.dependencies: vendored {rel} is compiled for "
-                f"{found}, but the package is for {arch}")
+                f"{info.description}, but the package is for {arch}")
 
 
 def stage_python(ctx: Context) -> list[Entry]:
