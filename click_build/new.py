@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import __version__, _console
 from .errors import ConfigError
+from .framework_table import TEMPLATE_FRAMEWORKS
 from .manifest import validate
 from .versions import version_problem
 
@@ -39,10 +40,8 @@ __all__ = [
     "templates_dir",
 ]
 
-#: Frameworks a new app may target, the newest (the default) first; the
-#: AppArmor ``policy_version`` each needs comes from the review's table
-#: (:data:`click_build.framework_table.POLICY_BY_PREFIX`).
-FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
+#: Frameworks a new app may target, the newest (the default) first.
+FRAMEWORKS = TEMPLATE_FRAMEWORKS
 
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")

@@ -4,7 +4,7 @@ Manifests and apparmor files in real projects leave the architecture, the
 framework and the apparmor policy to the build: ``""``, ``@CLICK_ARCH@``,
 ``$ENV{ARCH}`` and friends.  They are filled in after staging, from one table
 that maps a framework to its base series, apparmor policy version, Python and
-glibc.
+glibc (:mod:`click_build.framework_table`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from .errors import BuildError, ManifestError
-from .framework_table import policy_key, policy_version_for
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from .framework_table import FrameworkFacts
 
 __all__ = [
-    "FrameworkFacts",
-    "framework_facts",
     "is_placeholder",
     "resolve_manifest_fields",
     "substitute",
@@ -30,46 +31,10 @@ __all__ = [
 
 _AT = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)@")
 _ENV = re.compile(r"\$ENV\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_SERIES = re.compile(r"(\d\d)\.(\d\d)(?:\.\d+)?(?:-(\d+)\.(?:x|\d+))?")
 
 ARCH_PLACEHOLDERS = ("", "@CLICK_ARCH@", "$ENV{ARCH}", "$ENV{CLICK_ARCH}")
 FRAMEWORK_PLACEHOLDERS = ("", "@CLICK_FRAMEWORK@", "$ENV{CLICK_FRAMEWORK}", "$ENV{SDK_FRAMEWORK}")
 POLICY_PLACEHOLDERS = ("", "@APPARMOR_POLICY@", "$ENV{APPARMOR_POLICY}", "@CLICK_APPARMOR_POLICY@")
-
-#: Series -> (Python of the device, glibc minor version).
-_SERIES_FACTS = {
-    "15.04": ("3.4", 21), "15.10": ("3.4", 21), "16.04": ("3.5", 23),
-    "20.04": ("3.8", 31), "24.04": ("3.12", 39),
-}
-
-
-@dataclass(frozen=True)
-class FrameworkFacts:
-    """What a framework name tells about the device it stands for."""
-
-    framework: str
-    base: str  # the series, e.g. "20.04"
-    apparmor_policy: str  # e.g. "20.04", "2404.1"
-    python: str | None
-    glibc_minor: int | None
-
-
-def framework_facts(framework: str) -> FrameworkFacts:
-    """Facts of the first framework in a (comma-separated) framework field."""
-    first = framework.split(",")[0].strip()
-    m = _SERIES.search(first)
-    if not m:
-        return FrameworkFacts(first, "", "", None, None)
-    series = f"{m.group(1)}.{m.group(2)}"
-    known = policy_version_for([first])  # the review's table, as the stores have it
-    if known is not None:
-        policy = policy_key(known[1])
-    elif m.group(3):  # a newer ubuntu-touch-YY.MM-N.x -> YYMM.N
-        policy = f"{m.group(1)}{m.group(2)}.{m.group(3)}"
-    else:
-        policy = series
-    python, glibc = _SERIES_FACTS.get(series, (None, None))
-    return FrameworkFacts(first, series, policy, python, glibc)
 
 
 def variables(arch: str, triplet: str, facts: FrameworkFacts,

@@ -19,7 +19,8 @@ from backend_helpers import (
 )
 
 from click_build.elf import parse_elf_header
-from click_build.placeholders import fix_apparmor, framework_facts
+from click_build.framework_table import framework_facts
+from click_build.placeholders import fix_apparmor
 from click_build.backend.pysetup import python_requires_ok
 from click_build.backend.sdist import normalise_name, pep440_version
 from click_build.backend.settings import load_project

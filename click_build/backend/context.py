@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..build import Entry
 from ..errors import ConfigError
-from ..placeholders import FrameworkFacts
+from ..framework_table import FrameworkFacts
 from .appmanifest import ManifestSource
 from .settings import Project
 

@@ -17,12 +17,12 @@ from .. import _console
 from ..build import Entry, build_click
 from ..elf import ARCH_TRIPLETS, host_architecture, scan_elf
 from ..errors import BuildError, ConfigError, ManifestError
+from ..framework_table import framework_facts
 from ..manifest import Manifest
 from ..placeholders import (
     ARCH_PLACEHOLDERS,
     FRAMEWORK_PLACEHOLDERS,
     fix_apparmor,
-    framework_facts,
     is_placeholder,
     resolve_manifest_fields,
     variables,

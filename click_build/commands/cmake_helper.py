@@ -23,7 +23,7 @@ __all__ = ["policy_version", "register"]
 
 def policy_version(framework: str) -> str | None:
     """The AppArmor policy version of the (first) framework, from the backend's one table."""
-    from ..placeholders import framework_facts
+    from ..framework_table import framework_facts
 
     return framework_facts(framework).apparmor_policy or None
 
