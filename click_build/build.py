@@ -42,6 +42,7 @@ __all__ = [
     "Entry",
     "build_click",
     "build_source",
+    "check_output_dir",
     "control_text",
     "installed_size_kib",
     "package_timestamp",
@@ -331,7 +332,8 @@ def _check_path(arcname: str) -> None:
         raise BuildError(f"{arcname}: the top-level .click directory is reserved")
 
 
-def _writable_dir(outdir: str) -> None:
+def check_output_dir(outdir: str) -> None:
+    """The output folder exists and we may write into it; else one clear error."""
     if not os.path.isdir(outdir):
         raise BuildError(f"output directory {outdir} does not exist")
     if not os.access(outdir, os.W_OK | os.X_OK):
@@ -350,7 +352,7 @@ def build_click(
     is complete.
     """
     outdir = os.fspath(outdir)
-    _writable_dir(outdir)
+    check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
     target = os.path.join(outdir, manifest.filename)
@@ -440,7 +442,7 @@ def build_source(
 ) -> str:
     """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
     outdir = os.fspath(outdir)
-    _writable_dir(outdir)
+    check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     name = filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz"
     target = os.path.join(outdir, name)

@@ -20,7 +20,7 @@ from backend_helpers import (
 
 from click_build.elf import parse_elf_header
 from click_build.framework_table import framework_facts
-from click_build.placeholders import fix_apparmor
+from click_build.placeholders import fill_apparmor
 from click_build.backend.pysetup import python_requires_ok
 from click_build.backend.sdist import normalise_name, pep440_version
 from click_build.backend.settings import load_project
@@ -245,12 +245,13 @@ def test_architecture_from_elf_and_mismatch(tmp_path: Path) -> None:
     (_elf(8, False), "mipsel"),
     (_elf(20, False, little=False), "powerpc"),
     (_elf(258), "loong64"),
-])
+], ids=["arm-no-float-abi", "armel", "mipsel", "powerpc", "loong64"])
 def test_architecture_of_every_known_machine(tmp_path: Path, header: bytes, arch: str) -> None:
     project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
     (project / "lib").mkdir()
     (project / "lib" / "libfoo.so").write_bytes(header + b"payload")
-    pybuild(project, "--wheel", "-o", str(tmp_path / "a"))
+    # review=report: the stores refuse all but four architectures; the name is the point here
+    pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C", "click-build.review=report")
     assert only_click(tmp_path / "a").name == f"hello-qml.clickbuild_1.0.0_{arch}.click"
 
 
@@ -262,7 +263,9 @@ def test_unknown_machine_is_reported(tmp_path: Path) -> None:
     assert_one_error(result, "lib/libfoo.so is compiled for ELF machine 4242",
                      "declare the architecture")
     assert not list((tmp_path / "a").glob("*.click"))
-    pybuild(project, "--wheel", "-o", str(tmp_path / "b"), "-C", "click-build.architecture=arm64")
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "b"), "-C",
+                     "click-build.architecture=arm64", "-C", "click-build.review=report")
+    assert "cannot name; trusting the declared 'arm64'" in result.stdout + result.stderr
     assert only_click(tmp_path / "b").name.endswith("_arm64.click")
 
 
@@ -333,8 +336,17 @@ def test_framework_table(framework: str, base: str, policy: str, python: str) ->
                                    '"$ENV{APPARMOR_POLICY}"'])
 def test_apparmor_placeholders(field: str) -> None:
     text = '{\n  "policy_groups": [],\n  "policy_version": ' + field + "\n}\n"
-    assert json.loads(fix_apparmor(text, "2404.1", "a.apparmor") or "")["policy_version"] == 2404.1
-    assert fix_apparmor('{"policy_version": 16.04}', "20.04", "a") is None
+    filled = fill_apparmor(text, "2404.1", "ubuntu-touch-24.04-1.x", "a.apparmor") or ""
+    assert json.loads(filled)["policy_version"] == 2404.1
+    assert filled.replace("2404.1", field) == text  # filled where it stands: layout kept
+    kept = '{"policy_groups": [], "policy_version": 20.04}'
+    assert fill_apparmor(kept, "20.04", "ubuntu-sdk-20.04", "a") is None
+
+
+def test_apparmor_without_policy_version_gets_it() -> None:
+    filled = fill_apparmor('{"policy_groups": ["networking"]}', "2404.1",
+                           "ubuntu-touch-24.04-1.x", "a.apparmor")
+    assert json.loads(filled or "") == {"policy_groups": ["networking"], "policy_version": 2404.1}
 
 
 def test_requires_python() -> None:

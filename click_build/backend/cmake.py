@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from .. import _console
 from ..build import Entry, stage_tree
 from ..errors import BuildError, ConfigError
-from .appmanifest import ManifestSource, read_manifest_file
+from ..placeholders import ManifestSource, read_manifest_file
 from .context import Context, Staged, build_dir_patterns, excluded_paths
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def stage_cmake(ctx: Context) -> Staged:
         "CMAKE_INSTALL_LIBDIR": f"lib/{ctx.triplet}" if ctx.triplet else "lib",
     }
     if ctx.manifest and ctx.manifest.path:
-        defines["CLICK_MANIFEST"] = source / ctx.manifest.path.relative_to(project.root)
+        defines["CLICK_MANIFEST"] = source / Path(ctx.manifest.path).relative_to(project.root)
     if project.version:
         defines["CLICK_VERSION"] = project.version
     defines.update(settings.cmake.define)
@@ -178,10 +178,10 @@ def stage_cmake(ctx: Context) -> Staged:
     finally:
         del config.env["DESTDIR"]
     sys.stdout.flush()
-    return _staged(ctx, stage, Staged, excluded_paths(ctx))
+    return _staged(ctx, stage, excluded_paths(ctx))
 
 
-def _staged(ctx: Context, stage: Path, staged_cls: type[Staged], exclude: list[Path]) -> Staged:
+def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:
     settings = ctx.project.settings
     installed = stage / "manifest.json"
     manifest: ManifestSource | None = None
@@ -192,4 +192,4 @@ def _staged(ctx: Context, stage: Path, staged_cls: type[Staged], exclude: list[P
     if not entries:
         raise BuildError("CMakeLists.txt: 'cmake --install' installed nothing; add install() "
                          "rules for the app's files")
-    return staged_cls(entries, manifest)
+    return Staged(entries, manifest)

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..build import Entry
 from ..errors import ConfigError
 from ..framework_table import FrameworkFacts
-from .appmanifest import ManifestSource
+from ..placeholders import ManifestSource
 from .settings import Project
 
 __all__ = ["Context", "Staged", "build_dir_patterns", "excluded_paths", "work_dir"]
@@ -35,8 +35,6 @@ class Context:
     facts: FrameworkFacts
     manifest: ManifestSource | None
     outdir: Path | None = None  # left out of the package when it lies inside the tree
-    python_build_lib: Path | None = None  # set by bdist_click, which ran build_py itself
-    python_sources: tuple[str, ...] = ()  # ... and the source folders it built from
 
     @property
     def source_root(self) -> Path:
@@ -49,10 +47,10 @@ class Staged:
     manifest: ManifestSource | None = None  # one found in the staged tree (CMake installs it)
 
 
-def excluded_paths(ctx: Context) -> list[Path]:
+def excluded_paths(ctx: Context) -> list[str]:
     """Files and folders left out by identity: the manifest and the output folder."""
     paths = [ctx.manifest.path] if ctx.manifest and ctx.manifest.path else []
-    return paths + ([ctx.outdir] if ctx.outdir else [])
+    return paths + ([str(ctx.outdir)] if ctx.outdir else [])
 
 
 def build_dir_patterns(project: Project) -> list[str]:

@@ -162,8 +162,9 @@ def stage_python(ctx: Context) -> list[Entry]:
     if not prefix or ".." in prefix.split("/"):
         raise ConfigError("pyproject.toml: tool.click-build.python.packages-dir: must be a "
                           "relative folder inside the package")
-    if ctx.python_build_lib is not None:
-        build_lib, sources = ctx.python_build_lib, list(ctx.python_sources)
+    prebuilt = ctx.project.prebuilt
+    if prebuilt is not None:
+        build_lib, sources = prebuilt.build_lib, list(prebuilt.sources)
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],

@@ -29,6 +29,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "CMakeSettings",
     "Kind",
+    "PrebuiltPython",
     "Project",
     "PythonSettings",
     "Settings",
@@ -113,6 +114,11 @@ class Settings:
     """Extra patterns of files to leave out, like ``click build -I``: a name
     matches at any depth, a pattern with ``/`` matches the path from the top."""
 
+    review: Literal["errors", "strict", "report"] = "errors"
+    """What the review of the built package decides: ``errors`` fail the build
+    (as the stores reject such packages), ``strict`` fails on warnings too (the
+    OpenStore rejects uploads with any), ``report`` only prints the findings."""
+
     build_dir: str = ""
     """Build folder, relative to the project; ``{arch}`` is replaced.  Empty:
     ``build/click-{arch}`` for ``cmake`` (kept, so the next build is incremental),
@@ -126,6 +132,14 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class PrebuiltPython:
+    """The app's Python packages, already built by the caller (``bdist_click``)."""
+
+    build_lib: Path
+    sources: tuple[str, ...] = ()  # patterns of the source folders it was built from
+
+
+@dataclass(frozen=True)
 class Project:
     """A project directory with its parsed pyproject.toml and merged settings."""
 
@@ -133,6 +147,7 @@ class Project:
     pyproject: dict[str, object]
     settings: Settings
     metadata: dict[str, object]  # the [project] table (may be empty)
+    prebuilt: PrebuiltPython | None = None  # the python kind then skips its build_py
 
     @property
     def name(self) -> str | None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import ConfigError, ManifestError
+from ..errors import ManifestError
 
 __all__ = ["policy_version", "register"]
 
@@ -76,48 +76,18 @@ def _write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _json_number(text: str, what: str) -> int | float:
-    try:
-        return int(text) if text.isdigit() else float(text)
-    except ValueError:
-        raise ConfigError(f"{what} {text!r} is not a number such as 20.04") from None
-
-
-def _fill_apparmor(src: Path, dest: Path, expected: str | None, framework: str) -> None:
-    from ..manifest import parse_json_object
+def _fill_apparmor(src: Path, dest: Path, policy: str, framework: str) -> None:
+    """Copy an AppArmor file with policy_version filled in: the core's rule, every route's."""
+    from ..placeholders import fill_apparmor
 
     try:
-        raw = src.read_bytes()
+        text = src.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(["is not valid UTF-8"], str(src)) from None
     except OSError as e:
         raise ManifestError([f"cannot be read: {e.strerror}"], str(src)) from None
-    data = parse_json_object(raw, str(src))
-    problems = []
-    groups = data.get("policy_groups", [])
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        problems.append("policy_groups: must be a list of policy group names")
-    if "template" in data and not isinstance(data["template"], str):
-        problems.append("template: must be a string such as 'ubuntu-sdk'")
-    current = data.get("policy_version")
-    if current is None:
-        if expected is None:
-            problems.append(
-                f"policy_version: missing, and no AppArmor policy version is known for "
-                f"framework {framework!r}; add \"policy_version\" to this file or pass "
-                "-DCLICK_APPARMOR_POLICY=VERSION to cmake")
-        else:
-            data["policy_version"] = _json_number(expected, "CLICK_APPARMOR_POLICY")
-    elif isinstance(current, bool) or not isinstance(current, (int, float)):
-        problems.append(f"policy_version: {current!r} must be a number such as 20.04")
-    elif expected is not None and float(current) != float(expected):
-        from .. import _console
-
-        _console.warn(
-            f"{src}: policy_version {current} does not match framework {framework!r} "
-            f"(which uses {expected}); the store's review rejects this: remove "
-            "policy_version from the file to have it filled in")
-    if problems:
-        raise ManifestError(problems, str(src))
-    _write_if_changed(dest, json.dumps(data, indent=4, ensure_ascii=False) + "\n")
+    filled = fill_apparmor(text, policy, framework, str(src))
+    _write_if_changed(dest, text if filled is None else filled)
 
 
 def _merge_hooks(data: dict[str, object], hooks: list[list[str]], source: str) -> None:
@@ -160,7 +130,7 @@ def run_manifest(args: argparse.Namespace) -> int:
         _console.warn(warning)
     expected = args.policy_version or policy_version(manifest.framework)
     for src, dest in args.apparmor:
-        _fill_apparmor(Path(src), Path(dest), expected, manifest.framework)
+        _fill_apparmor(Path(src), Path(dest), expected or "", manifest.framework)
     _write_if_changed(Path(args.output), dump_manifest(manifest.data))
     summary: Mapping[str, object] = {
         "name": manifest.name,
@@ -180,18 +150,15 @@ def run_policy_version(args: argparse.Namespace) -> int:
 
 
 def run_check_tree(args: argparse.Namespace) -> int:
-    from ..manifest import load_manifest
+    """The finishing stage's checks on the install tree, before ``click-build build`` packs it."""
+    from ..build import stage_tree
+    from ..finish import check_staged
+    from ..placeholders import read_manifest_file
 
-    root = Path(args.directory)
-    manifest_path = root / "manifest.json"
-    manifest = load_manifest(manifest_path)
-    problems = []
-    for app, hooks in sorted(manifest.hooks.items()):
-        for hook, path in sorted(hooks.items()):
-            if not os.path.lexists(root / path):
-                problems.append(
-                    f"hooks.{app}.{hook}: {path!r} is not in the install tree {root}; "
-                    "install it (click_add_hook() or install(FILES ...)) or fix the path")
-    if problems:
-        raise ManifestError(problems, str(manifest_path))
+    root = args.directory
+    manifest_path = os.path.join(root, "manifest.json")
+    source = read_manifest_file(manifest_path, manifest_path)
+    entries = stage_tree(root, exclude=[manifest_path])
+    check_staged(source, entries, place=f"the install tree {root}",
+                 fix="install it (click_add_hook() or install(FILES ...)) or fix the path")
     return 0

@@ -1,0 +1,519 @@
+"""The finishing stage: a staged tree -> a checked, written and reviewed ``.click``.
+
+Every build route only stages a tree its own way (the backend's kinds,
+``click-build build DIR``, the CMake module's install) and then calls
+:func:`finish`, so the same tree gives the same package and the same findings
+whichever route built it.  In order:
+
+1. choose the framework and the declared architecture, refusing settings
+   that contradict the manifest (:func:`choose_framework`,
+   :func:`declared_architecture`);
+2. decide the architecture from the ELF files (:func:`decide_architecture`);
+3. fill the manifest's placeholders and the AppArmor ``policy_version``;
+4. check the hook targets and every folder the desktop files, the hooks and
+   the QML entry point refer to (:func:`check_tree`): a package that silently
+   lost one is never written;
+5. write the archive (:func:`click_build.build.build_click`);
+6. review it (:func:`review_built`): errors fail the build unless the review
+   mode is ``report``; ``strict`` fails on warnings too.
+
+Standard library only, like the rest of the core.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+
+from . import _console
+from ._record import Record
+from .build import Entry, build_click, check_output_dir
+from .elf import ARCH_TRIPLETS, scan_elf
+from .errors import BuildError, ConfigError
+from .framework_table import DEFAULT_FRAMEWORK, framework_facts
+from .manifest import ARCH_RE, FRAMEWORK_RE, Manifest
+from .placeholders import (
+    ARCH_PLACEHOLDERS,
+    FRAMEWORK_PLACEHOLDERS,
+    ManifestSource,
+    fill_apparmor,
+    is_placeholder,
+    reconcile_version,
+    resolve_manifest_fields,
+    variables,
+)
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from .framework_table import FrameworkFacts
+    from .review import Finding
+
+    Arch = str | list[str]
+    Need = Callable[[str, str, "str | None", bool], None]
+
+__all__ = [
+    "REVIEW_MODES",
+    "Finished",
+    "Prepared",
+    "Target",
+    "check_hooks",
+    "check_staged",
+    "check_tree",
+    "choose_framework",
+    "decide_architecture",
+    "declared_architecture",
+    "finish",
+    "prepare",
+    "review_built",
+]
+
+#: ``errors``: review errors fail the build (the default, as Clickable);
+#: ``strict``: warnings fail it too (the OpenStore rejects uploads with any);
+#: ``report``: findings are printed, the build never fails on them.
+REVIEW_MODES = ("errors", "strict", "report")
+
+
+class Target(Record):
+    """What a build was asked for beyond its staged tree.
+
+    Empty fields leave the choice to the manifest (and, for the architecture,
+    to the compiled files).  An explicit value that contradicts a concrete
+    manifest value is refused, never silently preferred.
+    """
+
+    framework: str = ""  # e.g. a [tool.click-build] framework setting
+    architecture: str | list[str] | None = None  # "all", "arm64", [...]; None or "auto": decide
+    version: str | None = None  # [project].version: fills a missing version, must agree
+    name: str | None = None  # [project].name, for @PROJECT_NAME@
+    review: str = "errors"  # one of REVIEW_MODES
+    origin: str = "settings"  # how messages name where the explicit values came from
+    review_switch: str = "--no-validate"  # how this route's user turns review errors off
+
+
+class Prepared(Record):
+    """A package ready to be written: its manifest and its final entries."""
+
+    manifest: Manifest
+    entries: list[Entry]
+    facts: FrameworkFacts
+    manifest_size: int  # bytes of the manifest.json the tree had (for Installed-Size)
+
+
+class Finished(Record):
+    """A written package and what the review found in it."""
+
+    path: str
+    manifest: Manifest
+    findings: list[Finding]
+
+
+# ------------------------------------------------------------ framework ---
+
+def choose_framework(explicit: str, manifest_value: object, label: str,
+                     origin: str = "settings") -> FrameworkFacts:
+    """The framework a build is for: the explicit one, else the manifest's.
+
+    A manifest that leaves it to the build (``@CLICK_FRAMEWORK@``) takes the
+    explicit value, then ``$SDK_FRAMEWORK``/``$CLICK_FRAMEWORK`` (what the
+    existing tooling exports), then the templates' default.
+    """
+    concrete = None
+    if isinstance(manifest_value, str) and not is_placeholder(manifest_value,
+                                                              FRAMEWORK_PLACEHOLDERS):
+        concrete = manifest_value.strip()
+    if explicit:
+        _check_framework_name(explicit, f"{origin}.framework")
+        if concrete is not None and concrete != explicit.strip():
+            raise ConfigError(
+                f"{origin}.framework {explicit!r} differs from {label}: framework "
+                f"{concrete!r}; remove one of them, or write \"framework\": "
+                f"\"@CLICK_FRAMEWORK@\" in {label} to choose it at build time")
+        return framework_facts(explicit)
+    if concrete is not None:
+        return framework_facts(concrete)
+    for var in ("SDK_FRAMEWORK", "CLICK_FRAMEWORK"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            _check_framework_name(value, f"environment: {var}")
+            return framework_facts(value)
+    if manifest_value is not None:  # a placeholder; a missing field is the manifest's error
+        _console.info(f"* {label}: the framework is left to the build; using "
+                      f"{DEFAULT_FRAMEWORK} (set it in the manifest, [tool.click-build] "
+                      "framework or $SDK_FRAMEWORK)")
+    return framework_facts(DEFAULT_FRAMEWORK)
+
+
+def _check_framework_name(value: str, where: str) -> None:
+    for part in value.split(","):
+        if not re.match(FRAMEWORK_RE, part.strip()):
+            raise ConfigError(f"{where}: {value!r} is not a framework name such as "
+                              f"{DEFAULT_FRAMEWORK!r}")
+
+
+# --------------------------------------------------------- architecture ---
+
+def _concrete_architecture(value: object) -> Arch | None:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, str) and value != "auto" and not is_placeholder(value,
+                                                                          ARCH_PLACEHOLDERS):
+        return value
+    return None
+
+
+def _check_architecture_names(value: Arch, where: str) -> None:
+    names = value if isinstance(value, list) else [value]
+    ok = bool(names) and all(isinstance(n, str) and re.match(ARCH_RE, n) and n != "multi"
+                             for n in names)
+    if isinstance(value, list) and ("all" in names or len(set(names)) != len(names)):
+        ok = False
+    if not ok:
+        raise ConfigError(f"{where}: {value!r} is not 'all', a Debian architecture such as "
+                          "'arm64', or a list of different architectures")
+
+
+def declared_architecture(explicit: object, manifest_value: object, label: str,
+                          origin: str = "settings") -> Arch | None:
+    """The architecture declared by a setting or the manifest; None leaves it to the build."""
+    setting = _concrete_architecture(explicit)
+    if setting is not None:
+        _check_architecture_names(setting, f"{origin}.architecture")
+    from_manifest = _concrete_architecture(manifest_value)
+    if setting is not None and from_manifest is not None and setting != from_manifest:
+        raise ConfigError(
+            f"{origin}.architecture {setting!r} differs from {label}: architecture "
+            f"{from_manifest!r}; remove one of them, or write \"architecture\": "
+            f"\"@CLICK_ARCH@\" in {label} to choose it at build time")
+    return setting if setting is not None else from_manifest
+
+
+def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str) -> Arch:
+    """The package's architecture from what was declared and what was compiled.
+
+    The one place that decides it.  An ARM file without a float ABI fits
+    armhf and armel; undeclared, it is armhf, the ARM architecture of Ubuntu
+    Touch devices.  A machine the ELF table does not know is reported, never
+    guessed.
+    """
+    arcname = {e.source: e.arcname for e in entries if e.source}
+    code = {arcname[path]: info for path, info in scan_elf(
+        e.source for e in entries if e.kind == "file" and e.source).items()}
+    if declared is None:
+        unknown = sorted(path for path, info in code.items() if not info.arches)
+        if unknown:
+            raise BuildError(
+                f"{where}: {unknown[0]} is compiled for {code[unknown[0]].description}, which "
+                "click-build cannot name; declare the architecture (\"architecture\" in the "
+                "manifest or [tool.click-build] architecture)")
+        definite = {a for info in code.values() if len(info.arches) == 1 for a in info.arches}
+        for info in code.values():
+            if len(info.arches) > 1 and not info.arches & definite:
+                definite.add("armhf" if "armhf" in info.arches else sorted(info.arches)[0])
+        archs = sorted(definite)
+        if not archs:
+            return "all"
+        return archs[0] if len(archs) == 1 else archs
+    allowed = set(declared if isinstance(declared, list) else [declared])
+    for path, info in sorted(code.items()):
+        if info.arches and not info.arches & allowed:
+            said = "'all' (no compiled code)" if declared == "all" else repr(declared)
+            fits = "armhf" if "armhf" in info.arches else sorted(info.arches)[0]
+            raise BuildError(
+                f"{where}: architecture is {said}, but {path} is compiled for "
+                f"{info.description}; declare {fits!r} or leave the architecture to the build")
+        if not info.arches:
+            _console.warn(f"{where}: {path} is compiled for {info.description}, which "
+                          f"click-build cannot name; trusting the declared {declared!r}")
+    return declared
+
+
+# --------------------------------------------------------------- checks ---
+
+def check_hooks(manifest: Manifest, entries: Sequence[Entry], label: str,
+                place: str = "the package", fix: str = "") -> None:
+    """Hook files must exist; real-world oddities only warn.
+
+    ``place`` and ``fix`` let a route say where the tree came from and what
+    to do about a missing file (the CMake helper names its install tree).
+    """
+    present = {e.arcname: e for e in entries}
+    for app, hooks in sorted(manifest.hooks.items()):
+        for hook, target in sorted(hooks.items()):
+            rel = os.path.normpath(target).strip("/")
+            if rel not in present:
+                raise BuildError(
+                    f"{label}: hooks.{app}.{hook}: {target!r} is not in {place}; "
+                    + (fix or f"expected a file at {rel} in the staged tree"))
+            if hook == "apparmor" and rel.endswith(".json"):
+                _console.warn(f"{label}: hooks.{app}.apparmor: {target!r} is named *.json; "
+                              "it works, but review tools expect *.apparmor")
+        if "desktop" not in hooks and "push-helper" not in hooks and "scope" not in hooks:
+            _console.warn(f"{label}: hooks.{app}: has no desktop file; it will not show "
+                          "in the app drawer")
+
+
+#: A QML file's relative imports and Qt.resolvedUrl() literals: folders it needs.
+_QML_REFERENCES = re.compile(
+    r'^\s*import\s+"([^"\n]+)"|Qt\.resolvedUrl\(\s*"([^"\n]+)"\s*\)', re.MULTILINE)
+_MAX_READ = 1 << 20
+
+
+def _folders(entries: Iterable[Entry]) -> set[str]:
+    out = {""}
+    for e in entries:
+        parent = e.arcname.rpartition("/")[0] if e.kind != "dir" else e.arcname
+        while parent not in out:
+            out.add(parent)
+            parent = parent.rpartition("/")[0]
+    return out
+
+
+def _read(entry: Entry | None) -> bytes | None:
+    if entry is None or entry.kind != "file" or not entry.source or entry.size > _MAX_READ:
+        return None
+    try:
+        with open(entry.source, "rb") as f:
+            return f.read(_MAX_READ)
+    except OSError:
+        return None
+
+
+def _package_path(base: str, ref: str) -> str | None:
+    """``ref`` (relative to the folder ``base``) as a package path; None if it is not one."""
+    if not ref or ref.startswith(("/", "%", "$", "-")) or "://" in ref or ref.startswith("qrc:"):
+        return None
+    if any(c.isspace() for c in ref):
+        return None  # a shell command line (sh -c "..."), not a path
+    path = os.path.normpath(os.path.join(base, ref)).replace(os.sep, "/")
+    if path == ".." or path.startswith("../"):
+        return None  # outside the package: the review reports it
+    return "" if path == "." else path
+
+
+def _folder_of(path: str, is_folder: bool) -> str:
+    return path if is_folder else path.rpartition("/")[0]
+
+
+def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
+               place: str = "the package", fix: str = "") -> None:
+    """Refuse a package that lost a folder its desktop files, hooks or QML entry point name.
+
+    Only folders are checked: a missing *file* is the review's finding, but a
+    missing folder means the build left part of the app out (an exclude, a
+    kind that packs only code, an install rule that did not run).
+    """
+    from .review.desktop import parse_desktop, split_exec
+
+    check_hooks(manifest, entries, label, place, fix)
+    present = {e.arcname: e for e in entries}
+    folders = _folders(entries)
+    problems: list[str] = []
+
+    def need(where: str, ref: str, path: str | None, is_folder: bool = False) -> None:
+        if path is None:
+            return
+        folder = _folder_of(path, is_folder)
+        if folder not in folders:
+            problems.append(f"{where} refers to {ref!r}, but the package has no folder "
+                            f"{folder}/: the build left it out (check the exclude and "
+                            "source-dir settings or the install rules) or the path is wrong")
+
+    icon = manifest.data.get("icon")
+    if isinstance(icon, str) and "/" in icon:
+        need(f"{label}: icon", icon, _package_path("", icon))
+    for app, hooks in sorted(manifest.hooks.items()):
+        for hook, target in sorted(hooks.items()):
+            need(f"{label}: hooks.{app}.{hook}", target, _package_path("", target))
+        desktop = hooks.get("desktop")
+        raw = _read(present.get(os.path.normpath(desktop).strip("/"))) if desktop else None
+        if raw is None:
+            continue
+        try:
+            entry = parse_desktop(raw)
+            args = split_exec(entry.get("Exec") or "")
+        except ValueError:
+            continue  # the review reports a desktop file it cannot parse
+        where = f"{desktop}: Exec"
+        while args and (args[0] == "env" or ("=" in args[0] and not args[0].startswith("-"))):
+            args = args[1:]
+        for i, arg in enumerate(args):
+            if arg.startswith("--www="):
+                need(where, arg, _package_path("", arg[len("--www="):]), True)
+            elif arg == "--www" and i + 1 < len(args):
+                need(where, args[i + 1], _package_path("", args[i + 1]), True)
+            elif "/" in arg:
+                need(where, arg, _package_path("", arg.removeprefix("file://")))
+            if arg.endswith(".qml"):
+                _check_qml(arg, present, need)
+        icon = (entry.get("Icon") or "").strip()
+        if "/" in icon:
+            need(f"{desktop}: Icon", icon, _package_path("", icon))
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise BuildError(problems[0] + more)
+
+
+def _check_qml(arg: str, present: Mapping[str, Entry], need: Need) -> None:
+    """The folders the QML entry point imports or resolves, relative to itself."""
+    path = _package_path("", arg)
+    raw = _read(present.get(path)) if path else None
+    if raw is None or path is None:
+        return
+    base = path.rpartition("/")[0]
+    for m in _QML_REFERENCES.finditer(raw.decode("utf-8", "replace")):
+        ref = m.group(1) or m.group(2)
+        is_import = m.group(1) is not None
+        target = _package_path(base, ref)
+        is_folder = is_import and not ref.endswith((".js", ".qml", ".mjs"))
+        need(f"{path}: {'import' if is_import else 'Qt.resolvedUrl'}", ref, target, is_folder)
+
+
+# --------------------------------------------------------------- stages ---
+
+class _Scratch:
+    """A folder for generated files, made only when the first one is written."""
+
+    def __init__(self, path: str | None, near: str) -> None:
+        self._path = path
+        self._near = near
+        self.made: str | None = None
+
+    def file(self, rel: str) -> str:
+        if self.made is None:
+            if self._path is None:
+                self.made = tempfile.mkdtemp(prefix=".click-build-", dir=self._near)
+            else:
+                shutil.rmtree(self._path, ignore_errors=True)
+                os.makedirs(self._path)
+                self.made = self._path
+        dest = os.path.join(self.made, rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        return dest
+
+    def remove(self) -> None:
+        if self.made is not None:
+            shutil.rmtree(self.made, ignore_errors=True)
+
+
+def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: FrameworkFacts,
+                           scratch: _Scratch) -> list[Entry]:
+    """Entries whose AppArmor hook files got their policy_version filled in."""
+    targets = {os.path.normpath(hooks["apparmor"]).strip("/")
+               for hooks in manifest.hooks.values() if isinstance(hooks.get("apparmor"), str)}
+    out = []
+    for e in entries:
+        if e.arcname in targets and e.kind == "file" and e.source:
+            try:
+                with open(e.source, encoding="utf-8") as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError) as err:
+                raise BuildError(f"{e.arcname}: cannot read the AppArmor file: {err}") from None
+            new = fill_apparmor(text, facts.apparmor_policy, facts.framework, e.arcname)
+            if new is not None:
+                dest = scratch.file(os.path.join("apparmor", e.arcname))
+                with open(dest, "w", encoding="utf-8") as f:
+                    f.write(new)
+                e = Entry(e.arcname, "file", e.mode, os.stat(dest).st_size, e.mtime, dest)
+        out.append(e)
+    return out
+
+
+def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
+            scratch: _Scratch, place: str = "the package", fix: str = "") -> Prepared:
+    """Everything before writing: choices, placeholders, AppArmor and the tree checks.
+
+    ``scratch`` receives the files the stage generates (filled AppArmor
+    files); it must outlive the write.  ``place``/``fix``: see :func:`check_hooks`.
+    """
+    peek = source.peek()
+    label = source.label
+    facts = choose_framework(target.framework, peek.get("framework"), label, target.origin)
+    declared = declared_architecture(target.architecture, peek.get("architecture"), label,
+                                     target.origin)
+    final = decide_architecture(declared, entries, label)
+    single = final if isinstance(final, str) else ""
+    values = variables(single, ARCH_TRIPLETS.get(single, ""), facts, target.version,
+                       target.name)
+    data = source.render(values)
+    data = reconcile_version(data, target.version, label)
+    data = resolve_manifest_fields(data, values, final, label, bool(target.framework))
+    manifest = Manifest.from_dict(data, label)
+    for warning in manifest.warnings:
+        _console.warn(warning)
+    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch)
+    check_tree(manifest, filled, label, place, fix)
+    size = len(source.text.encode("utf-8")) if source.text is not None and not source.template \
+        else 0
+    return Prepared(manifest, filled, facts, size)
+
+
+def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
+                 place: str = "the package", fix: str = "") -> Manifest:
+    """Every check :func:`finish` makes before writing, and nothing written: the final manifest."""
+    generated = _Scratch(None, tempfile.gettempdir())
+    try:
+        return prepare(source, entries, target or Target(), generated, place, fix).manifest
+    finally:
+        generated.remove()
+
+
+def review_built(path: str, mode: str = "errors", switch: str = "--no-validate") -> list[Finding]:
+    """Review a written package, print its findings, and fail the build as ``mode`` says.
+
+    On failure the package is removed, so nothing that looks built is left
+    behind, and one error line says how to build it anyway.
+    """
+    from .errors import ClickError
+    from .review import count, review_package, summary
+
+    if mode not in REVIEW_MODES:
+        raise ConfigError(f"review: {mode!r} is not one of {', '.join(REVIEW_MODES)}")
+    try:
+        findings = review_package(path)
+    except ClickError as e:  # the package we just wrote does not read back: a bug
+        raise BuildError(f"review: could not read {path}: {e}") from None
+    for finding in findings:
+        if finding.severity == "info":
+            _console.info(f"review: {finding.line()}")
+        else:
+            _console.warn(f"review: {finding.severity}: {finding.line()} - {finding.hint}")
+    counts = count(findings)
+    failing = counts["error"] + (counts["warning"] if mode == "strict" else 0)
+    if failing and mode != "report":
+        os.unlink(path)
+        what = "errors and warnings" if mode == "strict" else "errors"
+        raise BuildError(
+            f"review: {summary(findings)} in {os.path.basename(path)} (listed above); the "
+            f"stores reject packages with {what}, so none was written: fix them, or build "
+            f"anyway with {switch}")
+    if counts["error"] or counts["warning"]:
+        _console.warn(f"review: {summary(findings)} (details: 'click-build review {path}')")
+    return findings
+
+
+def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.PathLike[str],
+           target: Target | None = None, scratch: str | None = None) -> Finished:
+    """Fill, check, write and review one package; return where it is and the findings.
+
+    ``scratch``: a folder the caller owns for generated files (made afresh and
+    removed afterwards); default: a temporary folder inside ``outdir``.
+    """
+    target = target or Target()
+    if target.review not in REVIEW_MODES:
+        raise ConfigError(f"{target.origin}.review: {target.review!r} is not one of "
+                          f"{', '.join(REVIEW_MODES)}")
+    outdir = os.fspath(outdir)
+    check_output_dir(outdir)
+    generated = _Scratch(scratch, outdir)
+    try:
+        prepared = prepare(source, entries, target, generated)
+        path = build_click(prepared.manifest, prepared.entries, outdir)
+    finally:
+        generated.remove()
+    findings = review_built(path, target.review, target.review_switch)
+    return Finished(path, prepared.manifest, findings)
