@@ -167,8 +167,10 @@ def stage_python(ctx: Context) -> list[Entry]:
         build_lib, sources = prebuilt.build_lib, list(prebuilt.sources)
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
-    entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],
-                          settings.include, excluded_paths(ctx))
+    modules = _relative_to(sources, ctx.project.root, ctx.source_root)
+    entries = stage_files(ctx.source_root, [*settings.exclude, "/build"], settings.include,
+                          excluded_paths(ctx))
+    entries = _without(entries, modules)
     if build_lib.is_dir():
         entries += [prefixed(e, prefix) for e in stage_tree(build_lib)]
     if settings.python.vendor and ctx.project.dependencies:
@@ -176,6 +178,31 @@ def stage_python(ctx: Context) -> list[Entry]:
         vendor(ctx, target)
         entries += [prefixed(e, prefix) for e in stage_tree(target)]
     return entries
+
+
+def _relative_to(patterns: list[str], root: Path, source_root: Path) -> set[str]:
+    """Project-relative ``/path`` patterns as paths inside the source folder."""
+    out = set()
+    for pattern in patterns:
+        path = os.path.relpath(root / pattern.lstrip("/"), source_root).replace(os.sep, "/")
+        if path != ".." and not path.startswith("../"):
+            out.add(path)
+    return out
+
+
+def _without(entries: list[Entry], modules: set[str]) -> list[Entry]:
+    """``entries`` less the module files, and less the folders only those filled."""
+    kept = [e for e in entries if e.arcname not in modules]
+    emptied = {m.rpartition("/")[0] for m in modules}
+    emptied |= {p for m in list(emptied) for p in _parents(m)}
+    needed = {p for e in kept if e.kind != "dir" for p in _parents(e.arcname)}
+    return [e for e in kept if not (e.kind == "dir" and e.arcname in emptied
+                                    and e.arcname not in needed)]
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))] + [path]
 
 
 def _main(argv: list[str]) -> int:
@@ -199,20 +226,16 @@ def _main(argv: list[str]) -> int:
 
 
 def source_excludes(dist: object) -> list[str]:
-    """Patterns for the folders and modules setuptools built from: not data files."""
+    """Patterns (``/path`` from the project folder) of the modules setuptools built.
+
+    Those land in packages-dir, so they are not data.  Only module files, never
+    whole folders: setuptools' discovery takes folders such as qml/ or assets/
+    for (namespace) packages, and their QML and images must stay in the app.
+    """
     cmd = dist.get_command_obj("build_py")  # type: ignore[attr-defined]
     cmd.ensure_finalized()
-    exclude = set()
-    package_dir = getattr(dist, "package_dir", None) or {}
-    if package_dir.get(""):
-        exclude.add("/" + package_dir[""].strip("/"))
-    for package in getattr(dist, "packages", None) or []:
-        path = cmd.get_package_dir(package.split(".")[0])
-        if path and path not in (".", ""):
-            exclude.add("/" + path.replace(os.sep, "/").split("/")[0])
-    for module in getattr(dist, "py_modules", None) or []:
-        exclude.add("/" + module.replace(".", "/") + ".py")
-    return sorted(exclude)
+    return sorted({"/" + os.path.normpath(path).replace(os.sep, "/")
+                   for path in cmd.get_source_files()})
 
 
 if __name__ == "__main__":
