@@ -326,6 +326,9 @@ def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
     icon = manifest.data.get("icon")
     if isinstance(icon, str) and "/" in icon:
         need(f"{label}: icon", icon, _package_path("", icon))
+    if isinstance(icon, str) and ("/" in icon or "." in icon) and icon.strip("/") not in present:
+        _console.warn(f"{label}: icon: {icon!r} is not in the package (an icon theme name "
+                      "has no extension)")
     for app, hooks in sorted(manifest.hooks.items()):
         for hook, target in sorted(hooks.items()):
             need(f"{label}: hooks.{app}.{hook}", target, _package_path("", target))
@@ -343,7 +346,8 @@ def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
             args = args[1:]
         for i, arg in enumerate(args):
             if arg.startswith("--www="):
-                need(where, arg, _package_path("", arg[len("--www="):]), True)
+                value = arg[len("--www="):]
+                need(where, value, _package_path("", value), True)
             elif arg == "--www" and i + 1 < len(args):
                 need(where, args[i + 1], _package_path("", args[i + 1]), True)
             elif "/" in arg:

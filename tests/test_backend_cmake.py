@@ -76,10 +76,17 @@ def test_second_build_is_incremental(tmp_path: Path) -> None:
 @pytest.mark.oracle
 def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     """Absolute destinations, forced prefix, manifest.json.in, intltool, .pot in the source
-    tree, INSTALL_TESTS, $ENV{SDK_FRAMEWORK}, and manifest oddities that only warn."""
+    tree, INSTALL_TESTS, $ENV{SDK_FRAMEWORK}, and manifest oddities that only warn.
+
+    Like many real apps it has a store error (its push helper's exec is not installed):
+    the review stops the build, and review=report builds it anyway."""
     project = copy_project(PACKAGES / "ut-legacy-cmake", tmp_path / "legacy")
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"))
+    refused = pybuild(project, "--wheel", "-o", str(tmp_path / "refused"), check=False)
+    assert_one_error(refused, "review: 1 error, 2 warnings")
+    assert "[hooks.bad-value]" in refused.stderr
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), "-C",
+                     "click-build.review=report")
     arch = host_arch()
     click = only_click(tmp_path / "out")
     assert click.name == f"legacyapp.tester_3.5._{arch}.click"
@@ -96,7 +103,7 @@ def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
     assert manifest["framework"] == "ubuntu-sdk-16.04" and manifest["architecture"] == arch
     assert manifest["x-source"] and manifest["x-test"]
-    for fragment in ("version '3.5.' ends with '.'", "'unconfined' template",
+    for fragment in ("version '3.5.' ends with '.'", "template 'unconfined'",
                      "'push-apparmor.json' is named *.json", "icon: 'assets/missing-logo.png'"):
         assert fragment in result.stderr, fragment
     assert "click-build: error" not in result.stderr

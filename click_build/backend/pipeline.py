@@ -27,7 +27,8 @@ Arch = str | list[str]
 
 #: How messages name the settings, and how a backend user switches review errors off.
 SETTINGS = "pyproject.toml: tool.click-build"
-REVIEW_SWITCH = 'review = "report" in [tool.click-build] (or -C click-build.review=report)'
+REVIEW_SWITCH = ('review = "report" in [tool.click-build] (python -m build -C '
+                 'click-build.review=report, click-build build --no-validate)')
 
 
 def target_of(project: Project) -> Target:
