@@ -117,6 +117,18 @@ def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     assert_one_error(pybuild(project, check=False), "has no PEP 440 spelling", "--wheel")
 
 
+@pytest.mark.parametrize("fixture", ["cmake-hello", "ut-legacy-cmake"])
+def test_no_warning_asks_to_change_the_app(tmp_path: Path, fixture: str) -> None:
+    """scikit-build-core's minimum-version/CMake-version warning and CMake's "Manually-
+    specified variables were not used" told app authors to edit apps that are fine."""
+    project = copy_project(PACKAGES / fixture, tmp_path / "p")
+    result = pybuild(project, "--wheel", "-C", "click-build.review=report")
+    output = result.stdout + result.stderr
+    for noise in ("Manually-specified variables were not used", "Minimum CMake version",
+                  "minimum-version", "CMake Warning"):
+        assert noise not in output, noise
+
+
 def test_failing_cmake_is_one_line(tmp_path: Path) -> None:
     project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")
     lists = project / "CMakeLists.txt"

@@ -1,3 +1,4 @@
+#include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
 #include <cstdio>
