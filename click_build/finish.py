@@ -93,6 +93,9 @@ class Target(Record):
     review: str = "errors"  # one of REVIEW_MODES
     origin: str = "settings"  # how messages name where the explicit values came from
     review_switch: str = "--no-validate"  # how this route's user turns review errors off
+    #: An architecture the route itself wrote into the manifest (the backend tells CMake
+    #: the host's before anything is compiled): the compiled files decide instead.
+    guessed_architecture: str = ""
 
 
 class Prepared(Record):
@@ -437,7 +440,10 @@ def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
     peek = source.peek()
     label = source.label
     facts = choose_framework(target.framework, peek.get("framework"), label, target.origin)
-    declared = declared_architecture(target.architecture, peek.get("architecture"), label,
+    written = peek.get("architecture")
+    guessed = (bool(target.guessed_architecture) and written == target.guessed_architecture
+               and _concrete_architecture(target.architecture) is None)
+    declared = declared_architecture(target.architecture, None if guessed else written, label,
                                      target.origin)
     final = decide_architecture(declared, entries, label)
     single = final if isinstance(final, str) else ""
@@ -446,6 +452,8 @@ def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
     data = source.render(values)
     data = reconcile_version(data, target.version, label)
     data = resolve_manifest_fields(data, values, final, label, bool(target.framework))
+    if guessed:
+        data["architecture"] = final
     manifest = Manifest.from_dict(data, label)
     for warning in manifest.warnings:
         _console.warn(warning)

@@ -46,6 +46,7 @@ click_package()
                        "Icon=assets/logo.svg\nType=Application\nX-Lomiri-Touch=true\n",
     "pureqml.apparmor": '{\n    "policy_groups": []\n}\n',
     "qml/Main.qml": "import QtQuick 2.7\nRectangle { width: 100; height: 100 }\n",
+    "assets/logo.svg": "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'/>\n",
     "pyproject.toml": '[build-system]\nrequires = ["click-build[cmake]"]\n'
                       'build-backend = "click_build.backend"\n\n[project]\nname = "pureqml"\n'
                       'version = "1.2"\n\n[tool.click-build]\nkind = "cmake"\n',
@@ -204,7 +205,7 @@ def _findings(click: Path) -> list[dict[str, str]]:
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize(("project", "route"), _cells())
+@pytest.mark.parametrize(("project", "route"), list(_cells()))
 def test_every_route_builds_the_same_package(built: Callable[[str, str], Path], project: str,
                                              route: str) -> None:
     reference = built(project, "wheel")

@@ -35,6 +35,7 @@ class Context:
     facts: FrameworkFacts
     manifest: ManifestSource | None
     outdir: Path | None = None  # left out of the package when it lies inside the tree
+    arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
 
     @property
     def source_root(self) -> Path:

@@ -86,11 +86,13 @@ def build_package(
     declared = declared_architecture(target.architecture, peek.get("architecture"), label,
                                      SETTINGS)
     arch = _build_arch(kind, declared)
+    if declared is None and kind == "cmake":  # CMake is told the host's; the code decides
+        target = target._replace(guessed_architecture=arch)
     shown = ", ".join(declared) if isinstance(declared, list) else arch
     _console.info(f"* Building {kind} app for {shown} ({facts.framework})")
     with work_dir(project, kind, arch) as work:
         ctx = Context(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
-                      Path(outdir))
+                      Path(outdir), arch_guessed=bool(target.guessed_architecture))
         staged = stage(ctx)
         source = staged.manifest or source
         if source is None:
