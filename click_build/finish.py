@@ -395,6 +395,8 @@ class _Scratch:
             if self._path is None:
                 self.made = tempfile.mkdtemp(prefix=".click-build-", dir=self._near)
             else:
+                if os.path.islink(self._path):
+                    os.unlink(self._path)  # never delete through a link
                 shutil.rmtree(self._path, ignore_errors=True)
                 os.makedirs(self._path)
                 self.made = self._path

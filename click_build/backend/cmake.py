@@ -26,7 +26,7 @@ from .. import _console
 from ..build import Entry, package_timestamp, stage_tree
 from ..errors import BuildError, ConfigError
 from ..placeholders import ManifestSource, read_manifest_file
-from .context import Context, Staged, build_dir_patterns, excluded_paths
+from .context import Context, Staged, build_dir_patterns, clean, excluded_paths, real_dir
 
 if TYPE_CHECKING:
     from .settings import Project
@@ -184,10 +184,9 @@ def stage_cmake(ctx: Context) -> Staged:
     project = ctx.project
     settings = project.settings
     skb = _skbuild_settings(project)
-    source = ctx.work / "source"
+    source = real_dir(ctx.work / "source")
     stage = ctx.work / "stage"
-    build = ctx.work / "cmake"
-    source.mkdir(exist_ok=True)
+    build = real_dir(ctx.work / "cmake")
     mirror_ignores = [*build_dir_patterns(project), "/dist", ".venv"]
     copied = mirror_sources(project.root, source, mirror_ignores,
                             [ctx.outdir] if ctx.outdir else [])
@@ -251,7 +250,7 @@ def stage_cmake(ctx: Context) -> Staged:
     except FailedLiveProcessError:
         raise BuildError(f"CMakeLists.txt: the build failed (see the compiler output above; "
                          f"build folder {build})") from None
-    shutil.rmtree(stage, ignore_errors=True)
+    clean(stage)
     stage.mkdir()
     config.env["DESTDIR"] = str(stage)
     try:

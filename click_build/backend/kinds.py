@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from .context import Context, Staged, excluded_paths
+from .context import Context, Staged, build_dir_patterns, excluded_paths
 from .settings import Project
 
 __all__ = ["KINDS", "detect", "requires", "resolve", "stage"]
@@ -22,7 +22,8 @@ def _stage_files(ctx: Context) -> Staged:
     from .files import stage_files
 
     s = ctx.project.settings
-    return Staged(stage_files(ctx.source_root, s.exclude, s.include, excluded_paths(ctx)))
+    ignores = [*s.exclude, *build_dir_patterns(ctx.project)]
+    return Staged(stage_files(ctx.source_root, ignores, s.include, excluded_paths(ctx)))
 
 
 def _stage_python(ctx: Context) -> Staged:

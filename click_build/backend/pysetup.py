@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from .. import _console
 from ..build import Entry, stage_tree
 from ..elf import MANYLINUX_MACHINES, scan_elf
 from ..errors import BuildError, ConfigError
-from .context import Context, excluded_paths
+from .context import Context, build_dir_patterns, clean, excluded_paths
 
 __all__ = [
     "pip_command", "python_requires_ok", "run_build_py", "source_excludes", "stage_python",
@@ -39,8 +38,8 @@ def run_build_py(root: Path, work: Path) -> tuple[Path, list[str]]:
     """Run setuptools' ``build_py``; return the build folder and the source paths to leave out."""
     build_lib = work / "python-lib"
     egg_base = work / "python-egg"
-    shutil.rmtree(build_lib, ignore_errors=True)
-    shutil.rmtree(egg_base, ignore_errors=True)
+    clean(build_lib)
+    clean(egg_base)
     egg_base.mkdir(parents=True)
     report = work / "python-build.json"
     cmd = [sys.executable, "-m", "click_build.backend.pysetup", str(root), str(build_lib),
@@ -116,7 +115,7 @@ def vendor(ctx: Context, target: Path) -> None:
             f"pyproject.toml: tool.click-build.python.version: the framework "
             f"{ctx.facts.framework or '(none)'} does not say which Python the device has; "
             "set it, e.g. version = \"3.8\"")
-    shutil.rmtree(target, ignore_errors=True)
+    clean(target)
     cmd = pip_command(target, ctx.arch, python, ctx.facts.glibc_minor, project.dependencies)
     _echo(cmd[2:])
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -128,7 +127,7 @@ def vendor(ctx: Context, target: Path) -> None:
             f"pyproject.toml: project.dependencies: pip could not install them for Python "
             f"{python} ({what}); see pip's output above. A dependency with compiled code "
             "needs an explicit architecture: -C click-build.architecture=arm64")
-    shutil.rmtree(target / "bin", ignore_errors=True)  # host-specific launcher scripts
+    clean(target / "bin")  # host-specific launcher scripts
     _check_vendored(target, ctx.arch, python)
 
 
@@ -168,8 +167,8 @@ def stage_python(ctx: Context) -> list[Entry]:
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     modules = _relative_to(sources, ctx.project.root, ctx.source_root)
-    entries = stage_files(ctx.source_root, [*settings.exclude, "/build"], settings.include,
-                          excluded_paths(ctx))
+    ignores = [*settings.exclude, "/build", *build_dir_patterns(ctx.project)]
+    entries = stage_files(ctx.source_root, ignores, settings.include, excluded_paths(ctx))
     entries = _without(entries, modules)
     if build_lib.is_dir():
         entries += [prefixed(e, prefix) for e in stage_tree(build_lib)]
