@@ -278,3 +278,76 @@ def test_control_fields_match_the_manifest(tmp_path: Path) -> None:
     assert control_field(click, "Architecture") == "all"
     manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
     assert "architecture" not in manifest  # 'all' by the format's default, as written
+
+
+# --------------------------------------------------------- vendored wheels
+
+def _with_dependencies(tmp_path: Path, *deps: str, framework: str = "") -> Path:
+    project = copy_project(EXAMPLES / "hello-python", tmp_path / "p")
+    path = project / "pyproject.toml"
+    path.write_text(path.read_text().replace('dependencies = ["text-unidecode>=1.3"]',
+                                             f"dependencies = {json.dumps(list(deps))}"))
+    if framework:
+        manifest = project / "manifest.json"
+        manifest.write_text(manifest.read_text().replace("ubuntu-sdk-20.04", framework))
+    return project
+
+
+@pytest.mark.parametrize(("framework", "python", "tag"), [
+    ("", "3.8", "cpython-38-aarch64-linux-gnu"),
+    ("ubuntu-touch-24.04-1.x", "3.12", "cpython-312-aarch64-linux-gnu"),
+])
+def test_vendored_wheels_match_the_framework_and_architecture(
+        tmp_path: Path, framework: str, python: str, tag: str) -> None:
+    from click_build.elf import parse_elf_header
+
+    project = _with_dependencies(tmp_path, "markupsafe", framework=framework)
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C",
+                     "click-build.architecture=arm64")
+    assert f"--python-version {python}" in result.stdout
+    click = only_click(tmp_path / "a")
+    assert click.name.endswith("_arm64.click")
+    compiled = [m for m in data_members(click) if m.endswith(".so")]
+    assert compiled and all(tag in m for m in compiled), compiled
+    info = parse_elf_header(member_bytes(click, compiled[0])[:64])
+    assert info is not None and info.arches == {"arm64"}
+
+
+def member_bytes(click: Path, member: str) -> bytes:
+    import io
+    import tarfile
+
+    data = run_bytes(["dpkg-deb", "--fsys-tarfile", str(click)])
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        f = tar.extractfile(member)
+        assert f is not None
+        return f.read()
+
+
+def run_bytes(cmd: list[str]) -> bytes:
+    import subprocess
+
+    return subprocess.run(cmd, capture_output=True, check=True).stdout
+
+
+def test_a_fat_python_package_gets_the_wheels_of_each_architecture(tmp_path: Path) -> None:
+    """It printed "for all", vendored pure wheels only and named the file _multi."""
+    project = _with_dependencies(tmp_path, "text-unidecode>=1.3")
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C",
+                     "click-build.architecture=armhf;arm64")
+    assert "* Building python app for armhf, arm64" in result.stdout
+    assert "manylinux2014_armv7l" in result.stdout and "manylinux2014_aarch64" in result.stdout
+    click = only_click(tmp_path / "a")
+    assert click.name == "hello-python.clickbuild_1.0.0_multi.click"
+    assert json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)[
+        "architecture"] == ["armhf", "arm64"]
+    assert "./lib/python3/dist-packages/text_unidecode/__init__.py" in data_members(click)
+
+
+def test_a_fat_package_with_compiled_dependencies_is_refused(tmp_path: Path) -> None:
+    project = _with_dependencies(tmp_path, "markupsafe")
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C",
+                     "click-build.architecture=amd64;arm64", check=False)
+    assert_one_error(result, "the wheels for amd64 and arm64 differ",
+                     "Build one package per architecture")
+    assert not list((tmp_path / "a").glob("*.click"))

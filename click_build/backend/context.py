@@ -39,6 +39,7 @@ class Context:
     manifest: ManifestSource | None
     outdir: Path | None = None  # left out of the package when it lies inside the tree
     arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
+    architectures: tuple[str, ...] = ()  # a fat package's list (``arch`` is then "all")
 
     @property
     def source_root(self) -> Path:

@@ -92,7 +92,8 @@ def build_package(
     _console.info(f"* Building {kind} app for {shown} ({facts.framework})")
     with work_dir(project, kind, arch) as work:
         ctx = Context(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
-                      Path(outdir), arch_guessed=bool(target.guessed_architecture))
+                      Path(outdir), arch_guessed=bool(target.guessed_architecture),
+                      architectures=tuple(declared) if isinstance(declared, list) else ())
         staged = stage(ctx)
         source = staged.manifest or source
         if source is None:

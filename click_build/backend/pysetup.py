@@ -107,7 +107,13 @@ def pip_command(target: Path, arch: str, python: str, glibc_minor: int | None,
 
 
 def vendor(ctx: Context, target: Path) -> None:
-    """Install ``[project].dependencies`` into ``target`` for the device."""
+    """Install ``[project].dependencies`` into ``target`` for the device.
+
+    The device's Python comes from the framework (20.04: 3.8, 24.04: 3.12) and the
+    wheels from its architecture.  A fat package (a list of architectures) gets the
+    wheels of each; as it has one packages folder for all of them, they must be the
+    same files (pure Python), else the build stops and says what to do.
+    """
     project = ctx.project
     python = project.settings.python.version or ctx.facts.python
     if not python:
@@ -115,20 +121,57 @@ def vendor(ctx: Context, target: Path) -> None:
             f"pyproject.toml: tool.click-build.python.version: the framework "
             f"{ctx.facts.framework or '(none)'} does not say which Python the device has; "
             "set it, e.g. version = \"3.8\"")
+    if not ctx.architectures:
+        _vendor_for(ctx, target, ctx.arch, python)
+        return
+    trees = {}
+    for arch in ctx.architectures:
+        trees[arch] = target.with_name(f"{target.name}-{arch}")
+        _vendor_for(ctx, trees[arch], arch, python)
+    first, *others = ctx.architectures
+    reference = _digest(trees[first])
+    for arch in others:
+        differ = sorted(set(reference.items()) ^ set(_digest(trees[arch]).items()))
+        if differ:
+            raise BuildError(
+                f"pyproject.toml: project.dependencies: the wheels for {first} and {arch} differ "
+                f"({differ[0][0]}); a fat package has one "
+                f"{project.settings.python.packages_dir} for all its architectures, so its "
+                "dependencies must be pure Python. Build one package per architecture "
+                "(-C click-build.architecture=ARCH) instead")
     clean(target)
-    cmd = pip_command(target, ctx.arch, python, ctx.facts.glibc_minor, project.dependencies)
+    trees[first].rename(target)
+
+
+def _vendor_for(ctx: Context, target: Path, arch: str, python: str) -> None:
+    clean(target)
+    cmd = pip_command(target, arch, python, ctx.facts.glibc_minor, ctx.project.dependencies)
     _echo(cmd[2:])
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         sys.stderr.write(result.stdout)
-        what = "pure-Python wheels only, as the package is 'all'" if ctx.arch == "all" \
-            else f"wheels for {ctx.arch}"
+        what = "pure-Python wheels only, as the package is 'all'" if arch == "all" \
+            else f"wheels for {arch}"
         raise BuildError(
             f"pyproject.toml: project.dependencies: pip could not install them for Python "
             f"{python} ({what}); see pip's output above. A dependency with compiled code "
             "needs an explicit architecture: -C click-build.architecture=arm64")
     clean(target / "bin")  # host-specific launcher scripts
-    _check_vendored(target, ctx.arch, python)
+    _check_vendored(target, arch, python)
+
+
+def _digest(tree: Path) -> dict[str, str]:
+    """Relative path -> content hash (or link target) of every file in ``tree``."""
+    import hashlib
+
+    out = {}
+    for path in sorted(tree.rglob("*")):
+        rel = path.relative_to(tree).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
 
 
 def _check_vendored(target: Path, arch: str, python: str) -> None:
