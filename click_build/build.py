@@ -227,13 +227,17 @@ def stage_tree(
     return entries
 
 
-def installed_size_kib(entries: Iterable[Entry]) -> int:
+def installed_size_kib(entries: Iterable[Entry], manifest_size: int = 0) -> int:
     """Installed-Size from the entries alone, so it is the same on every machine.
 
-    Counts file bytes, symlink lengths and a block per directory (the root
-    included), like ``du --apparent-size`` on ext4, rounded up to KiB.
+    The original runs ``du -k -s --apparent-size`` in its build folder, which
+    then holds ``data/`` (the copied tree, the manifest.json it read still in
+    it) and an empty ``DEBIAN/``.  So this counts what ``du`` counts there on
+    ext4: file bytes, symlink lengths, a 4 KiB block per directory (the tree's
+    own, ``data/``, ``DEBIAN/`` and the build folder), plus ``manifest_size``,
+    the bytes of the manifest.json the tree had; rounded up to KiB.
     """
-    total = _DIR_SIZE
+    total = _DIR_SIZE * 3 + manifest_size  # the build folder, data/ and DEBIAN/
     for e in entries:
         if e.kind == "file":
             total += e.size
@@ -345,18 +349,20 @@ def build_click(
     entries: Sequence[Entry],
     outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
+    manifest_size: int = 0,
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
     The result appears atomically: nothing named ``*.click`` exists until it
-    is complete.
+    is complete.  ``manifest_size``: the bytes of the manifest.json that was in
+    the tree (see :func:`installed_size_kib`).
     """
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
     target = os.path.join(outdir, manifest.filename)
-    kib = installed_size_kib(entries)
+    kib = installed_size_kib(entries, manifest_size)
     try:
         with _anonymous_file(outdir) as data:
             md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}")

@@ -33,7 +33,7 @@ from .build import Entry, build_click, check_output_dir
 from .elf import ARCH_TRIPLETS, scan_elf
 from .errors import BuildError, ConfigError
 from .framework_table import DEFAULT_FRAMEWORK, framework_facts
-from .manifest import ARCH_RE, FRAMEWORK_RE, Manifest
+from .manifest import ARCH_RE, FRAMEWORK_RE, Manifest, dump_manifest
 from .placeholders import (
     ARCH_PLACEHOLDERS,
     FRAMEWORK_PLACEHOLDERS,
@@ -461,9 +461,10 @@ def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
         _console.warn(warning)
     filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch)
     check_tree(manifest, filled, label, place, fix)
-    size = len(source.text.encode("utf-8")) if source.text is not None and not source.template \
-        else 0
-    return Prepared(manifest, filled, facts, size)
+    size = source.size
+    if size is None:  # a template or a table: the manifest.json it stands for
+        size = len(dump_manifest(manifest.data).encode("utf-8"))
+    return Prepared(manifest, filled, facts, size if source.in_tree else 0)
 
 
 def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
@@ -526,7 +527,8 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     generated = _Scratch(scratch, outdir)
     try:
         prepared = prepare(source, entries, target, generated)
-        path = build_click(prepared.manifest, prepared.entries, outdir)
+        path = build_click(prepared.manifest, prepared.entries, outdir,
+                           manifest_size=prepared.manifest_size)
     finally:
         generated.remove()
     findings = review_built(path, target.review, target.review_switch)

@@ -99,6 +99,17 @@ class ManifestSource(Record):
     path: str | None  # the file, left out of the package's data
     text: str | None  # file contents; None for a table
     table: dict[str, object] | None = None
+    in_tree: bool = True  # the file lies in the staged tree (Installed-Size counts it)
+
+    @property
+    def size(self) -> int | None:
+        """Bytes of the manifest file, or None when it is a template or a table."""
+        if self.path is None or self.template:
+            return None
+        try:
+            return os.path.getsize(self.path)
+        except OSError:
+            return None
 
     @property
     def template(self) -> bool:

@@ -106,6 +106,9 @@ def run_build(args: argparse.Namespace) -> int:
     else:
         manifest_path = resolve_manifest(args.directory, args.manifest)
         source = read_manifest_file(manifest_path, manifest_path)
+        inside = os.path.realpath(manifest_path).startswith(
+            os.path.realpath(args.directory).rstrip(os.sep) + os.sep)
+        source = source._replace(in_tree=inside)
         entries = stage_tree(
             args.directory, args.ignore,
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
