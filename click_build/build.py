@@ -321,7 +321,7 @@ def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
         while parent and parent not in by_name:
             by_name[parent] = Entry(parent, "dir", 0o755, 0, mtime)
             parent = parent.rpartition("/")[0]
-    for name, e in by_name.items():
+    for name in by_name:
         parent = name.rpartition("/")[0]
         if parent and by_name[parent].kind != "dir":
             raise BuildError(f"{name}: its parent {parent} is not a directory")

@@ -18,13 +18,13 @@ from backend_helpers import (
     pybuild,
 )
 
-from click_build.elf import parse_elf_header
-from click_build.framework_table import framework_facts
-from click_build.placeholders import fill_apparmor
 from click_build.backend.pysetup import python_requires_ok
 from click_build.backend.sdist import normalise_name, pep440_version
 from click_build.backend.settings import load_project
+from click_build.elf import parse_elf_header
 from click_build.errors import ConfigError
+from click_build.framework_table import framework_facts
+from click_build.placeholders import fill_apparmor
 
 
 def _project(tmp_path: Path, table: str = "", project: str = "") -> Path:

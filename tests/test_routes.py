@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 from backend_helpers import EXAMPLES, PACKAGES, copy_project, data_members, pybuild
-from cmake_support import CMAKE_DIR
+from cmake_support import CMAKE_DIR, configure
 from cmake_support import build as cmake_build
-from cmake_support import configure
 from conftest import CLICK_BUILD, need, run
 
 pytestmark = pytest.mark.slow

@@ -253,7 +253,9 @@ def _main(argv: list[str]) -> int:
     os.chdir(root)
     sys.path.insert(0, root)
     import setuptools  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
-    from distutils.core import run_setup
+
+    # isort: split
+    from distutils.core import run_setup  # setuptools' copy, which needs setuptools first
 
     script = os.path.join(root, "setup.py")
     if not os.path.isfile(script):
