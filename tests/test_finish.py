@@ -351,3 +351,40 @@ def test_a_fat_package_with_compiled_dependencies_is_refused(tmp_path: Path) -> 
     assert_one_error(result, "the wheels for amd64 and arm64 differ",
                      "Build one package per architecture")
     assert not list((tmp_path / "a").glob("*.click"))
+
+
+# ------------------------------------------------------- the CMake helper
+
+def test_cmake_helper_runs_the_finishing_checks(tmp_path: Path) -> None:
+    """`_cmake check-tree` (the CMake click target's check) has the finishing stage's rules:
+    a desktop file whose QML folder was not installed is refused before packing."""
+    tree = copy_project(EXAMPLES / "hello-qml", tmp_path / "stage")
+    data = json.loads((tree / "manifest.json").read_text())
+    (tree / "manifest.json").write_text(json.dumps(dict(data, version="1.0")))
+    click_build("_cmake", "check-tree", tree)
+    (tree / "qml" / "Main.qml").rename(tmp_path / "Main.qml")
+    (tree / "qml").rmdir()
+    result = click_build("_cmake", "check-tree", tree, check=False)
+    assert_one_error(result, "Exec refers to 'qml/Main.qml', but the package has no folder qml/")
+    (tree / "hello-qml.apparmor").unlink()
+    result = click_build("_cmake", "check-tree", tree, check=False)
+    assert_one_error(result, "hooks.hello-qml.apparmor: 'hello-qml.apparmor' is not in the "
+                             f"install tree {tree}; install it")
+
+
+def test_cmake_helper_fills_apparmor_as_every_route(tmp_path: Path) -> None:
+    src = tmp_path / "a.apparmor"
+    src.write_text('{\n  "policy_groups": [],\n  "policy_version": @APPARMOR_POLICY@\n}\n')
+    manifest = tmp_path / "manifest.json.in"
+    manifest.write_text(json.dumps(dict(MANIFEST, framework="ubuntu-touch-24.04-1.x")))
+    click_build("_cmake", "manifest", "--output", tmp_path / "out.json", "--input", manifest,
+                "--apparmor", src, tmp_path / "filled.apparmor")
+    filled = (tmp_path / "filled.apparmor").read_text()
+    assert filled == src.read_text().replace("@APPARMOR_POLICY@", "2404.1")  # layout kept
+
+
+def test_cmake_helper_names_the_default_framework() -> None:
+    from click_build.framework_table import TEMPLATE_FRAMEWORKS
+
+    out = click_build("_cmake", "default-framework").stdout
+    assert out == f"{TEMPLATE_FRAMEWORKS[0]}\n" == "ubuntu-touch-24.04-1.x\n"

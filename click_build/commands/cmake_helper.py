@@ -58,9 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     v.add_argument("framework")
     v.set_defaults(func=run_policy_version)
     t = actions.add_parser("check-tree", description=(
-        "Check that an install tree holds a valid manifest.json and every hook file it names."))
+        "Run the finishing stage's checks on an install tree (a valid manifest.json, every "
+        "hook file, every folder the desktop files and the QML entry point name); nothing "
+        "is written."))
     t.add_argument("directory")
     t.set_defaults(func=run_check_tree)
+    d = actions.add_parser("default-framework", description=(
+        "Print the framework of builds that name none: the templates' newest."))
+    d.set_defaults(func=run_default_framework)
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -146,6 +151,13 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 def run_policy_version(args: argparse.Namespace) -> int:
     print(policy_version(args.framework) or "")
+    return 0
+
+
+def run_default_framework(args: argparse.Namespace) -> int:
+    from ..framework_table import DEFAULT_FRAMEWORK
+
+    print(DEFAULT_FRAMEWORK)
     return 0
 
 
