@@ -113,6 +113,16 @@ def public_tmp() -> Iterator[Path]:
 
 
 @pytest.fixture
+def portable() -> Iterator[Path]:
+    """A folder with click_build that any user can import (the checkout's venv is root's):
+    put it on PYTHONPATH of the system Python."""
+    from install_support import portable_cli
+
+    for script in portable_cli():
+        yield script.parent / "lib"
+
+
+@pytest.fixture
 def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``click-build`` as a real process (``python -m click_build``)."""
 

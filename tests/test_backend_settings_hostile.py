@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,14 +170,6 @@ def test_sources_outside_the_project_when_the_user_says_so(scene: Scene) -> None
 
 
 # ------------------------------------------------------------ as a plain user
-
-@pytest.fixture
-def portable() -> Iterator[Path]:
-    from install_support import portable_cli
-
-    for script in portable_cli():
-        yield script.parent / "lib"
-
 
 @pytest.mark.root
 @pytest.mark.parametrize(("key", "value"), [

@@ -235,15 +235,6 @@ def _snapshot(*roots: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple[int,
     return out
 
 
-@pytest.fixture
-def portable() -> Iterator[Path]:
-    """click_build copied where any user can read it (the checkout's venv is root's)."""
-    from install_support import portable_cli
-
-    for script in portable_cli():
-        yield script.parent / "lib"
-
-
 @pytest.mark.root
 @pytest.mark.parametrize("route", ["pep517-hook", "cli", "tree", "cmake"])
 def test_as_nobody_nothing_is_written_outside_the_build_folder(
