@@ -56,9 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser(
         "build", help="build a .click package from a directory",
         description=(
-            "Build NAME_VERSION_ARCH.click from DIRECTORY, which must hold a manifest.json. "
-            "VCS folders, editor backups and *.click files are left out. The output is "
-            "reproducible: set SOURCE_DATE_EPOCH to stamp it with your commit's time."
+            "Build NAME_VERSION_ARCH.click from DIRECTORY, which must hold a manifest.json "
+            "(placeholders such as @CLICK_ARCH@ are filled). VCS folders, editor backups and "
+            "*.click files are left out. A DIRECTORY that is a click-build project (its "
+            "pyproject.toml names click_build.backend or has [tool.click-build]) is built as "
+            "'python -m build --wheel' builds it. The package is then reviewed as the app "
+            "stores do, and review errors fail the build. The output is reproducible: set "
+            "SOURCE_DATE_EPOCH to stamp it with your commit's time."
         ),
     )
     _common(p)
