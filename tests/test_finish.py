@@ -61,6 +61,9 @@ def test_click_build_build_fails_on_review_errors(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.click"))
     result = click_build("build", project, "-o", tmp_path, "--no-validate")
     assert "review: error:" in result.stderr and "[desktop.icon]" in result.stderr
+    only_click(tmp_path).unlink()
+    result = click_build("build", project, "-o", tmp_path, "--review", "off")
+    assert "review" not in result.stderr  # no review at all
     only_click(tmp_path)
 
 
@@ -88,7 +91,7 @@ def test_strict_fails_on_warnings(tmp_path: Path) -> None:
 def test_bad_review_mode(tmp_path: Path) -> None:
     project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
     result = pybuild(project, "--wheel", "-C", "click-build.review=lenient", check=False)
-    assert_one_error(result, "'lenient' is not one of 'errors', 'strict', 'report'")
+    assert_one_error(result, "'lenient' is not one of 'errors', 'strict', 'report', 'off'")
     result = click_build("build", project, "--review", "lenient", check=False)
     assert result.returncode == 2 and "invalid choice: 'lenient'" in result.stderr
 

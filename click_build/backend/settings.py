@@ -120,10 +120,11 @@ class Settings:
     """Extra patterns of files to leave out, like ``click build -I``: a name
     matches at any depth, a pattern with ``/`` matches the path from the top."""
 
-    review: Literal["errors", "strict", "report"] = "errors"
+    review: Literal["errors", "strict", "report", "off"] = "errors"
     """What the review of the built package decides: ``errors`` fail the build
     (as the stores reject such packages), ``strict`` fails on warnings too (the
-    OpenStore rejects uploads with any), ``report`` only prints the findings."""
+    OpenStore rejects uploads with any), ``report`` only prints the findings,
+    ``off`` skips the review."""
 
     build_dir: str = ""
     """Build folder, relative to the project; ``{arch}`` is replaced.  Empty:

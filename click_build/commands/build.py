@@ -79,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     review.add_argument(
         "--review", dest="review", choices=REVIEW_MODES, metavar="MODE",
         help="the same as a word: errors (the default; $CLICK_BUILD_REVIEW changes it), "
-             "strict or report",
+             "strict, report, or off (no review at all)",
     )
     p.set_defaults(func=run_build, review=None)
     p = subparsers.add_parser(
