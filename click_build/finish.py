@@ -124,7 +124,8 @@ def choose_framework(explicit: str, manifest_value: object, label: str,
 
     A manifest that leaves it to the build (``@CLICK_FRAMEWORK@``) takes the
     explicit value, then ``$SDK_FRAMEWORK``/``$CLICK_FRAMEWORK`` (what the
-    existing tooling exports), then the templates' default.
+    existing tooling exports), then the templates' default; an empty one stays
+    empty when nothing names a framework (the original builds such packages).
     """
     concrete = None
     if isinstance(manifest_value, str) and not is_placeholder(manifest_value,
@@ -145,6 +146,8 @@ def choose_framework(explicit: str, manifest_value: object, label: str,
         if value:
             _check_framework_name(value, f"environment: {var}")
             return framework_facts(value)
+    if isinstance(manifest_value, str) and not manifest_value.strip():
+        return framework_facts("")  # "": no framework, as the original allows
     if manifest_value is not None:  # a placeholder; a missing field is the manifest's error
         _console.info(f"* {label}: the framework is left to the build; using "
                       f"{DEFAULT_FRAMEWORK} (set it in the manifest, [tool.click-build] "

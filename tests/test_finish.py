@@ -128,6 +128,22 @@ def test_click_build_build_fills_placeholders(tmp_path: Path) -> None:
     run(["click", "verify", "--force-missing-framework", "--allow-unauthenticated", str(click)])
 
 
+def test_an_empty_framework_stays_empty_unless_one_is_named(tmp_path: Path) -> None:
+    """The original builds (and installs) packages with "framework": ""; a build that is
+    told a framework fills it, like any placeholder."""
+    app = copy_project(EXAMPLES / "hello-qml", tmp_path / "app")
+    (app / "pyproject.toml").unlink()
+    data = json.loads((app / "manifest.json").read_text())
+    (app / "manifest.json").write_text(json.dumps(dict(data, version="1.0", framework="")))
+    (app / "hello-qml.apparmor").write_text('{"policy_groups": [], "policy_version": 20.04}')
+    for out, env in (("a", {}), ("b", {"SDK_FRAMEWORK": "ubuntu-sdk-20.04"})):
+        (tmp_path / out).mkdir()
+        click_build("build", app, "-o", tmp_path / out, "--review", "off", env=env)
+    framework = {out: json.loads(run(["dpkg-deb", "-I", str(only_click(tmp_path / out)),
+                                      "manifest"]).stdout)["framework"] for out in "ab"}
+    assert framework == {"a": "", "b": "ubuntu-sdk-20.04"}
+
+
 def test_click_build_build_says_where_a_version_comes_from(tmp_path: Path) -> None:
     app = copy_project(EXAMPLES / "hello-qml", tmp_path / "app")
     (app / "pyproject.toml").unlink()
