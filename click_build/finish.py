@@ -465,10 +465,10 @@ def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
         _console.warn(warning)
     filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch)
     check_tree(manifest, filled, label, place, fix)
-    size = source.size
+    size = source.counted if source.counted is not None else source.size
     if size is None:  # a template or a table: the manifest.json it stands for
         size = len(dump_manifest(manifest.data).encode("utf-8"))
-    return Prepared(manifest, filled, facts, size if source.in_tree else 0)
+    return Prepared(manifest, filled, facts, size)
 
 
 def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,

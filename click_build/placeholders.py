@@ -99,7 +99,9 @@ class ManifestSource(Record):
     path: str | None  # the file, left out of the package's data
     text: str | None  # file contents; None for a table
     table: dict[str, object] | None = None
-    in_tree: bool = True  # the file lies in the staged tree (Installed-Size counts it)
+    #: Bytes of the manifest files in the staged tree, which Installed-Size counts as the
+    #: original's du does; None: this file's own size (a template's or a table's rendering).
+    counted: int | None = None
 
     @property
     def size(self) -> int | None:

@@ -405,5 +405,36 @@ def test_cmake_helper_fills_apparmor_as_every_route(tmp_path: Path) -> None:
 def test_cmake_helper_names_the_default_framework() -> None:
     from click_build.framework_table import TEMPLATE_FRAMEWORKS
 
-    out = click_build("_cmake", "default-framework").stdout
-    assert out == f"{TEMPLATE_FRAMEWORKS[0]}\n" == "ubuntu-touch-24.04-1.x\n"
+    out = click_build("_cmake", "policy-version").stdout
+    assert out == f"{TEMPLATE_FRAMEWORKS[0]}\n2404.1\n" == "ubuntu-touch-24.04-1.x\n2404.1\n"
+    assert click_build("_cmake", "policy-version", "ubuntu-sdk-20.04").stdout == "20.04\n"
+
+
+def test_cmake_helper_decides_a_guessed_architecture(tmp_path: Path) -> None:
+    """--architecture-from-elf: the finishing stage's rule, as the backend applies it."""
+    tree = copy_project(EXAMPLES / "hello-qml", tmp_path / "stage")
+    (tree / "pyproject.toml").unlink()  # an install tree, not a project
+    data = json.loads((tree / "manifest.json").read_text())
+    (tree / "manifest.json").write_text(json.dumps(dict(data, version="1.0",
+                                                        architecture="amd64")))
+    out = tmp_path / "decided.json"
+    result = click_build("_cmake", "check-tree", tree, "--architecture-from-elf", out)
+    assert result.stdout == "hello-qml.clickbuild_1.0_all.click\n"
+    assert json.loads(out.read_text())["architecture"] == "all"
+    header = bytearray(64)
+    header[:6] = b"\x7fELF\x02\x01"
+    header[16:20] = (3).to_bytes(2, "little") + (183).to_bytes(2, "little")
+    (tree / "lib").mkdir()
+    (tree / "lib" / "libx.so").write_bytes(bytes(header))
+    result = click_build("_cmake", "check-tree", tree, "--architecture-from-elf", out)
+    assert result.stdout == "hello-qml.clickbuild_1.0_arm64.click\n"
+    assert json.loads(out.read_text())["architecture"] == "arm64"
+    # The click target then builds with -m FILE.  Installed-Size counts the tree's own
+    # manifest.json (and not FILE), as the original's du does.
+    for name in ("ours", "theirs"):
+        (tmp_path / name).mkdir()
+    click_build("build", tree, "-m", out, "-o", tmp_path / "ours", "--review", "off")
+    run(["click", "build", "--no-validate", "-m", str(out), str(tree)], cwd=tmp_path / "theirs")
+    sizes = {name: run(["dpkg-deb", "-f", str(only_click(tmp_path / name)),
+                        "Installed-Size"]).stdout for name in ("ours", "theirs")}
+    assert sizes["ours"] == sizes["theirs"], sizes

@@ -110,9 +110,7 @@ def run_build(args: argparse.Namespace) -> int:
     else:
         manifest_path = resolve_manifest(args.directory, args.manifest)
         source = read_manifest_file(manifest_path, manifest_path)
-        inside = os.path.realpath(manifest_path).startswith(
-            os.path.realpath(args.directory).rstrip(os.sep) + os.sep)
-        source = source._replace(in_tree=inside)
+        source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
         entries = stage_tree(
             args.directory, args.ignore,
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
@@ -123,6 +121,18 @@ def run_build(args: argparse.Namespace) -> int:
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     return 0
+
+
+def _manifests_in_tree(directory: str, manifest_path: str) -> int:
+    """Bytes of the manifest files the original's copy of DIRECTORY holds when it runs du:
+    DIRECTORY/manifest.json, and the -m file when it lies inside DIRECTORY."""
+    top = os.path.realpath(directory).rstrip(os.sep) + os.sep
+    sizes = {}
+    for path in (os.path.join(directory, "manifest.json"), manifest_path):
+        real = os.path.realpath(path)
+        if real.startswith(top) and os.path.isfile(real):
+            sizes[real] = os.path.getsize(real)
+    return sum(sizes.values())
 
 
 def is_project(directory: str) -> bool:

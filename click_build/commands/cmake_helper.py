@@ -54,18 +54,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     m.add_argument("--policy-version", metavar="VERSION",
                    help="the AppArmor policy version (default: from the framework)")
     m.set_defaults(func=run_manifest)
-    v = actions.add_parser("policy-version", description="Print a framework's policy version.")
-    v.add_argument("framework")
+    v = actions.add_parser("policy-version", description=(
+        "Print a framework's policy version; without FRAMEWORK, the default framework "
+        "(the templates') and its policy version, one per line."))
+    v.add_argument("framework", nargs="?")
     v.set_defaults(func=run_policy_version)
     t = actions.add_parser("check-tree", description=(
         "Run the finishing stage's checks on an install tree (a valid manifest.json, every "
         "hook file, every folder the desktop files and the QML entry point name); nothing "
         "is written."))
     t.add_argument("directory")
+    t.add_argument("--architecture-from-elf", metavar="FILE", help=(
+        "the manifest's architecture is the build's guess: replace it with the one of the "
+        "ELF files in the tree ('all' when there are none), write the manifest to FILE and "
+        "print the package's file name"))
     t.set_defaults(func=run_check_tree)
-    d = actions.add_parser("default-framework", description=(
-        "Print the framework of builds that name none: the templates' newest."))
-    d.set_defaults(func=run_default_framework)
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -150,27 +153,34 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 
 def run_policy_version(args: argparse.Namespace) -> int:
+    if args.framework is None:
+        from ..framework_table import DEFAULT_FRAMEWORK
+
+        print(DEFAULT_FRAMEWORK)
+        args.framework = DEFAULT_FRAMEWORK
     print(policy_version(args.framework) or "")
-    return 0
-
-
-def run_default_framework(args: argparse.Namespace) -> int:
-    from ..framework_table import DEFAULT_FRAMEWORK
-
-    print(DEFAULT_FRAMEWORK)
     return 0
 
 
 def run_check_tree(args: argparse.Namespace) -> int:
     """The finishing stage's checks on the install tree, before ``click-build build`` packs it."""
     from ..build import stage_tree
-    from ..finish import check_staged
+    from ..finish import Target, check_staged
+    from ..manifest import dump_manifest
     from ..placeholders import read_manifest_file
 
     root = args.directory
     manifest_path = os.path.join(root, "manifest.json")
     source = read_manifest_file(manifest_path, manifest_path)
     entries = stage_tree(root, exclude=[manifest_path])
-    check_staged(source, entries, place=f"the install tree {root}",
-                 fix="install it (click_add_hook() or install(FILES ...)) or fix the path")
+    target = Target()
+    if args.architecture_from_elf:  # the finishing stage's rule for a guessed architecture
+        written = source.peek().get("architecture")
+        target = Target(guessed_architecture=written if isinstance(written, str) else "")
+    manifest = check_staged(source, entries, target, place=f"the install tree {root}",
+                            fix="install it (click_add_hook() or install(FILES ...)) or fix "
+                                "the path")
+    if args.architecture_from_elf:
+        _write_if_changed(Path(args.architecture_from_elf), dump_manifest(manifest.data))
+        sys.stdout.write(manifest.filename + "\n")
     return 0
