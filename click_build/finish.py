@@ -291,14 +291,20 @@ def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: Fram
     return out
 
 
-def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
-            scratch: _Scratch, place: str = "the package", fix: str = "") -> Prepared:
+def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target, scratch: str,
+            place: str = "the package", fix: str = "") -> Prepared:
     """Everything before writing: choices, placeholders, AppArmor and the tree checks.
 
-    ``scratch`` receives the files the stage generates (filled AppArmor
-    files); it must outlive the write.  ``place``/``fix``: see :func:`check_hooks`.
+    ``scratch`` is a folder the caller owns for the files this step generates
+    (filled AppArmor files): emptied and made when the first one is written, it
+    must outlive the write.  ``place``/``fix``: see :func:`check_hooks`.
     """
-    peek = source.peek()
+    return _prepare(source, entries, target, _Scratch(scratch, ""), place, fix)
+
+
+def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
+             scratch: _Scratch, place: str, fix: str) -> Prepared:
+    peek = source.peek(placeholders=True)
     label = source.label
     facts = choose_framework(target.framework, peek.get("framework"), label, target.origin)
     written = peek.get("architecture")
@@ -331,7 +337,7 @@ def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Targe
     """Every check :func:`finish` makes before writing, and nothing written: the final manifest."""
     generated = _Scratch(None, tempfile.gettempdir())
     try:
-        return prepare(source, entries, target or Target(), generated, place, fix).manifest
+        return _prepare(source, entries, target or Target(), generated, place, fix).manifest
     finally:
         generated.remove()
 
@@ -387,7 +393,7 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     check_output_dir(outdir)
     generated = _Scratch(scratch, outdir)
     try:
-        prepared = prepare(source, entries, target, generated)
+        prepared = _prepare(source, entries, target, generated, "the package", "")
         path = build_click(prepared.manifest, prepared.entries, outdir,
                            manifest_size=prepared.manifest_size)
     finally:

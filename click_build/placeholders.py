@@ -117,11 +117,20 @@ class ManifestSource(Record):
     def template(self) -> bool:
         return self.path is not None and self.path.endswith(".in")
 
-    def peek(self) -> dict[str, object]:
-        """The fields as written, placeholders blanked: for choices made before building."""
+    def peek(self, placeholders: bool = False) -> dict[str, object]:
+        """The fields as written, for choices made before building.
+
+        Placeholders are blanked, or with ``placeholders`` kept where they are
+        quoted, so ``"@CLICK_FRAMEWORK@"`` stays distinct from an empty ``""``.
+        """
         if self.table is not None:
             return dict(self.table)
         assert self.text is not None
+        if placeholders:
+            try:
+                return parse_json_object(self.text, self.label)
+            except ManifestError:
+                pass  # unquoted placeholders: the blanked reading below
         try:
             return parse_json_object(_ANY_PLACEHOLDER.sub("", self.text), self.label)
         except ManifestError:

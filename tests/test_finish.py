@@ -438,3 +438,17 @@ def test_cmake_helper_decides_a_guessed_architecture(tmp_path: Path) -> None:
     sizes = {name: run(["dpkg-deb", "-f", str(only_click(tmp_path / name)),
                         "Installed-Size"]).stdout for name in ("ours", "theirs")}
     assert sizes["ours"] == sizes["theirs"], sizes
+
+
+def test_a_template_leaves_the_framework_to_the_build(tmp_path: Path) -> None:
+    """"@CLICK_FRAMEWORK@" in a manifest.json.in is a placeholder, not an empty framework."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    data = json.loads((project / "manifest.json").read_text())
+    (project / "manifest.json").unlink()
+    (project / "manifest.json.in").write_text(json.dumps(dict(data,
+                                                              framework="@CLICK_FRAMEWORK@")))
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"))
+    assert "using ubuntu-touch-24.04-1.x" in result.stdout
+    manifest = json.loads(run(["dpkg-deb", "-I", str(only_click(tmp_path / "a")),
+                               "manifest"]).stdout)
+    assert manifest["framework"] == "ubuntu-touch-24.04-1.x"

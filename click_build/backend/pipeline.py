@@ -78,11 +78,12 @@ def build_package(
                                                                python_sources))
     kind = resolve(project)
     source = find_manifest(project, kind)
-    peek = source.peek() if source else {}
+    peek = source.peek(placeholders=True) if source else {}
     label = source.label if source else "manifest.json"
     target = target_of(project)
     facts = choose_framework(target.framework, peek.get("framework"), label, SETTINGS)
-    target = target._replace(framework=facts.framework)  # the choice holds for every step
+    if target.framework or isinstance(peek.get("framework"), str):
+        target = target._replace(framework=facts.framework)  # the choice holds for every step
     declared = declared_architecture(target.architecture, peek.get("architecture"), label,
                                      SETTINGS)
     arch = _build_arch(kind, declared)

@@ -175,7 +175,7 @@ def run_check_tree(args: argparse.Namespace) -> int:
     entries = stage_tree(root, exclude=[manifest_path])
     target = Target()
     if args.architecture_from_elf:  # the finishing stage's rule for a guessed architecture
-        written = source.peek().get("architecture")
+        written = source.peek(placeholders=True).get("architecture")
         target = Target(guessed_architecture=written if isinstance(written, str) else "")
     manifest = check_staged(source, entries, target, place=f"the install tree {root}",
                             fix="install it (click_add_hook() or install(FILES ...)) or fix "
