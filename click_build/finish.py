@@ -97,6 +97,11 @@ class Target(Record):
     #: An architecture the route itself wrote into the manifest (the backend tells CMake
     #: the host's before anything is compiled): the compiled files decide instead.
     guessed_architecture: str = ""
+    #: The framework replaces the manifest's own (a build for several frameworks, or
+    #: ``click-build build --framework``), with the AppArmor policy_version that went with it.
+    rewrite_framework: bool = False
+    #: Appended to the final version (``~2004``): several frameworks, one version each.
+    version_suffix: str = ""
 
 
 class Prepared(Record):
@@ -269,7 +274,7 @@ class _Scratch:
 
 
 def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: FrameworkFacts,
-                           scratch: _Scratch) -> list[Entry]:
+                           scratch: _Scratch, replaces: str = "") -> list[Entry]:
     """Entries whose AppArmor hook files got their policy_version filled in."""
     targets = {os.path.normpath(hooks["apparmor"]).strip("/")
                for hooks in manifest.hooks.values() if isinstance(hooks.get("apparmor"), str)}
@@ -281,7 +286,8 @@ def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: Fram
                     text = f.read()
             except (OSError, UnicodeDecodeError) as err:
                 raise BuildError(f"{e.arcname}: cannot read the AppArmor file: {err}") from None
-            new = fill_apparmor(text, facts.apparmor_policy, facts.framework, e.arcname)
+            new = fill_apparmor(text, facts.apparmor_policy, facts.framework, e.arcname,
+                                replaces)
             if new is not None:
                 dest = scratch.file(os.path.join("apparmor", e.arcname))
                 with open(dest, "w", encoding="utf-8") as f:
@@ -306,7 +312,9 @@ def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
              scratch: _Scratch, place: str, fix: str) -> Prepared:
     peek = source.peek(placeholders=True)
     label = source.label
-    facts = choose_framework(target.framework, peek.get("framework"), label, target.origin)
+    written_fw = peek.get("framework")
+    facts = choose_framework(target.framework, "@CLICK_FRAMEWORK@" if target.rewrite_framework
+                             else written_fw, label, target.origin)
     written = peek.get("architecture")
     guessed = (bool(target.guessed_architecture) and written == target.guessed_architecture
                and _concrete_architecture(target.architecture) is None)
@@ -321,10 +329,17 @@ def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
     data = resolve_manifest_fields(data, values, final, label, bool(target.framework))
     if guessed:
         data["architecture"] = final
+    replaces = ""
+    if target.rewrite_framework:
+        data["framework"] = facts.framework
+        if isinstance(written_fw, str) and written_fw.strip():
+            replaces = framework_facts(written_fw).apparmor_policy
+    if target.version_suffix and isinstance(data.get("version"), str):
+        data["version"] = f"{data['version']}{target.version_suffix}"
     manifest = Manifest.from_dict(data, label)
     for warning in manifest.warnings:
         _console.warn(warning)
-    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch)
+    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, replaces)
     check_tree(manifest, filled, label, place, fix)
     size = source.counted if source.counted is not None else source.size
     if size is None:  # a template or a table: the manifest.json it stands for

@@ -35,6 +35,7 @@ __all__ = [
     "Policy",
     "framework_facts",
     "framework_state",
+    "framework_suffix",
     "known_frameworks",
     "policy",
     "policy_key",
@@ -234,3 +235,19 @@ def framework_state(name: str, system_dir: str | os.PathLike[str] | None) -> Fra
         if any(fw.name == name for fw in list_frameworks(system_dir)):
             return "system"
     return state
+
+
+def framework_suffix(framework: str) -> str:
+    """The version suffix of a framework in a several-frameworks build: ``~`` and its series
+    without the dot (``ubuntu-sdk-20.04`` -> ``~2004``, ``ubuntu-touch-24.04-1.x`` ->
+    ``~2404``), and ``.N`` for a later release line of the series (``-2.x`` -> ``~2404.2``).
+
+    ``~`` sorts below nothing at all, so ``1.2.0~2004`` < ``1.2.0~2404`` < ``1.2.0~2404.2``
+    < ``1.2.0``: a newer framework's package always sorts higher, and a later plain ``1.2.0``
+    higher still.  Empty for a framework without a series.
+    """
+    m = _SERIES.search(framework.split(",")[0].strip())
+    if not m:
+        return ""
+    line = f".{m.group(3)}" if m.group(3) and m.group(3) != "1" else ""
+    return f"~{m.group(1)}{m.group(2)}{line}"

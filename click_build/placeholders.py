@@ -52,11 +52,14 @@ POLICY_PLACEHOLDERS = ("", "@APPARMOR_POLICY@", "$ENV{APPARMOR_POLICY}", "@CLICK
 def variables(arch: str, triplet: str, facts: FrameworkFacts,
               version: str | None = None, name: str | None = None) -> dict[str, str]:
     """The names a ``*.in`` file or a placeholder may use."""
+    from .framework_table import framework_suffix
+
     out = {
         "CLICK_ARCH": arch, "ARCH": arch,
         "CLICK_ARCH_TRIPLET": triplet, "ARCH_TRIPLET": triplet,
         "CLICK_FRAMEWORK": facts.framework, "SDK_FRAMEWORK": facts.framework,
         "CLICK_FRAMEWORK_BASE": facts.base,
+        "CLICK_FRAMEWORK_SUFFIX": framework_suffix(facts.framework),
         "APPARMOR_POLICY": facts.apparmor_policy,
         "CLICK_APPARMOR_POLICY": facts.apparmor_policy,
     }
@@ -215,12 +218,14 @@ _POLICY_FIELD = re.compile(
 )
 
 
-def fill_apparmor(text: str, policy: str, framework: str, source: str) -> str | None:
+def fill_apparmor(text: str, policy: str, framework: str, source: str,
+                  replaces: str = "") -> str | None:
     """An AppArmor file with its ``policy_version`` filled in, or None when it needs nothing.
 
     A placeholder is replaced where it stands (the file keeps its layout); a
     missing ``policy_version`` is added.  A number that contradicts the
-    framework is kept and warned about (the review reports it as an error).
+    framework is kept and warned about (the review reports it as an error), unless it is
+    ``replaces``, the policy of the framework a build for another framework rewrote.
     """
     def repl(m: re.Match[str]) -> str:
         if not policy:
@@ -248,6 +253,9 @@ def fill_apparmor(text: str, policy: str, framework: str, source: str) -> str | 
             filled = json.dumps(data, indent=4, ensure_ascii=False) + "\n"
     elif isinstance(current, bool) or not isinstance(current, (int, float)):
         problems.append(f"policy_version: {current!r} must be a number such as 20.04")
+    elif policy and replaces and float(current) == float(replaces) != float(policy):
+        filled = re.sub(r'("policy_version"\s*:\s*)[0-9.]+', lambda m: m.group(1) + policy,
+                        filled, count=1)
     elif policy and float(current) != float(policy):
         _console.warn(
             f"{source}: policy_version {current} does not match framework {framework!r} "

@@ -76,6 +76,10 @@ def build_package(
 
             project = replace(project, prebuilt=PrebuiltPython(python_build_lib,
                                                                python_sources))
+    from .matrix import build_matrix, wants_matrix
+
+    if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
+        return build_matrix(project, outdir)[0]
     kind = resolve(project)
     source = find_manifest(project, kind)
     peek = source.peek(placeholders=True) if source else {}

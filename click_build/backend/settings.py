@@ -102,6 +102,25 @@ class Settings:
     """Framework to build for when the manifest leaves it to a placeholder
     (``@CLICK_FRAMEWORK@``); empty: ``$SDK_FRAMEWORK``, ``$CLICK_FRAMEWORK``."""
 
+    frameworks: list[str] = field(default_factory=list)
+    """Build one package per framework in one command, such as ``["ubuntu-sdk-20.04",
+    "ubuntu-touch-24.04-1.x"]`` (``-C click-build.frameworks=A,B``): each gets its
+    framework in the manifest, its AppArmor ``policy_version``, the wheels of its Python
+    and its own version (``1.2.0~2004``, ``1.2.0~2404``).  Empty: one package, for
+    ``framework`` or the manifest's."""
+
+    architectures: list[str] = field(default_factory=list)
+    """With ``frameworks``: the architectures of a ``cmake`` or ``python`` app, one
+    package each (``-C click-build.architectures=arm64,armhf``); ``qml`` and ``html5``
+    apps are always one ``all`` package.  Empty: the build host's for ``cmake``,
+    ``all`` for ``python``."""
+
+    toolchains: dict[str, str] = field(default_factory=dict)
+    """CMake toolchain file of each ``cmake`` target of a several-targets build, keyed
+    ``"FRAMEWORK/ARCH"`` (or ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is
+    that target's SDK.  A target without one is not built with this machine's Qt: the
+    build stops and names it."""
+
     source_dir: str = "."
     """Folder of the project that holds the app's files (``qml``, ``html5`` and
     the data files of ``python``); a folder outside the project is refused
@@ -359,6 +378,10 @@ def _overlay_config(tree: dict[str, object], config: ConfigSettings) -> None:
             _set(tree, path, _from_string(value, leaves[path], where))
         elif path[:2] == ("cmake", "define") and len(path) > 2:
             _defines(tree)[key.split(".", 3)[3]] = value if isinstance(value, str) else value[-1]
+        elif path[0] == "toolchains" and len(path) > 1:  # framework names hold dots
+            table = tree.setdefault("toolchains", {})
+            assert isinstance(table, dict)
+            table[key.split(".", 2)[2]] = value if isinstance(value, str) else value[-1]
         else:
             raise _unknown(dotted, known, where)
 

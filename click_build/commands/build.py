@@ -14,6 +14,13 @@ import os
 from ..errors import BuildError
 from ..finish import REVIEW_MODES
 
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from ..build import Entry
+    from ..finish import Target
+    from ..placeholders import ManifestSource
+
 __all__ = ["is_project", "register", "resolve_manifest"]
 
 
@@ -66,6 +73,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ),
     )
     _common(p)
+    p.add_argument(
+        "--framework", metavar="FRAMEWORK", action="append", default=[],
+        help="build for FRAMEWORK instead of the manifest's, rewriting its framework and "
+             "the AppArmor policy_version that goes with it; repeat it (or give A,B) for one "
+             "package per framework, each with its own version (1.2.0~2004, 1.2.0~2404)",
+    )
     review = p.add_mutually_exclusive_group()
     review.add_argument(
         "--no-validate", dest="review", action="store_const", const="report",
@@ -117,10 +130,38 @@ def run_build(args: argparse.Namespace) -> int:
         )
         review = args.review or os.environ.get("CLICK_BUILD_REVIEW") or "errors"
         target = Target(review=review, origin="click-build build")
-        path = finish(source, entries, args.output_dir, target).path
+        if args.framework:
+            path = _build_frameworks(args, source, entries, target)
+        else:
+            path = finish(source, entries, args.output_dir, target).path
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     return 0
+
+
+def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries: list[Entry],
+                      target: Target) -> str:
+    """One package per ``--framework``, through the core's several-targets build."""
+    import re
+    import tempfile
+
+    from ..errors import ConfigError
+    from ..manifest import FRAMEWORK_RE
+    from ..matrix import Plan, build_targets, expand_names, suffix_for
+
+    frameworks = expand_names(args.framework)
+    for fw in frameworks:
+        if not re.match(FRAMEWORK_RE, fw):
+            raise ConfigError(f"--framework: {fw!r} is not a framework name such as "
+                              "'ubuntu-sdk-20.04'")
+    version = source.peek(placeholders=True).get("version")
+    with tempfile.TemporaryDirectory(prefix="click-build-") as scratch:
+        plans = [Plan(source, entries, target._replace(
+            framework=fw, rewrite_framework=True, origin="click-build build --framework",
+            version_suffix=suffix_for(fw, frameworks, version)),
+            os.path.join(scratch, str(i))) for i, fw in enumerate(frameworks)]
+        built = build_targets(plans, args.output_dir)
+    return built[0].path
 
 
 def _manifests_in_tree(directory: str, manifest_path: str) -> int:
@@ -166,6 +207,9 @@ def _build_project(args: argparse.Namespace) -> str:
         changes["manifest"] = args.manifest
     if args.review:
         changes["review"] = args.review
+    if args.framework:
+        changes["frameworks"] = args.framework
+        changes["framework"] = ""
     if changes:
         project = replace(project, settings=replace(project.settings, **changes))  # type: ignore[arg-type]
     return str(build_package(project, args.output_dir))

@@ -1,0 +1,155 @@
+"""A project built for several targets in one command: ``frameworks`` x ``architectures``.
+
+Each target is staged as a single build is (its own framework facts, so the
+python kind vendors that framework's wheels; its own build folder and toolchain
+for cmake), then the core's :func:`click_build.matrix.build_targets` prepares
+them all, checks the stores' rules across them and only then writes any.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from .. import _console
+from ..elf import ARCH_TRIPLETS, host_architecture
+from ..errors import BuildError, ConfigError
+from ..finish import choose_framework, declared_architecture
+from ..manifest import FRAMEWORK_RE
+from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
+from .appmanifest import find_manifest
+from .context import Context, work_dir
+from .kinds import resolve, stage
+from .settings import Project
+
+__all__ = ["build_matrix", "toolchain_for", "wants_matrix"]
+
+SETTINGS = "pyproject.toml: tool.click-build"
+#: What ``toolchains`` may say instead of a file: this machine is the target's SDK.
+HOST = "host"
+
+
+def wants_matrix(project: Project) -> bool:
+    return bool(project.settings.frameworks or project.settings.architectures)
+
+
+def toolchain_for(project: Project, framework: str, arch: str) -> str | None:
+    """The toolchain named for a target: ``FRAMEWORK/ARCH``, then ``FRAMEWORK``, then ``ARCH``."""
+    table = project.settings.toolchains
+    for key in (target_label(framework, arch), framework, arch):
+        if key in table:
+            return table[key]
+    return None
+
+
+def _toolchains(project: Project, targets: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The toolchain argument of each cmake target, or a refusal naming every target that
+    cannot be built on this machine and why."""
+    host = host_architecture()
+    out: dict[tuple[str, str], str] = {}
+    cannot = []
+    for fw, arch in targets:
+        named = toolchain_for(project, fw, arch)
+        if named is None:
+            cannot.append(f"{target_label(fw, arch)} (no toolchain named)")
+        elif named == HOST:
+            if arch != host:
+                cannot.append(f"{target_label(fw, arch)} ('host' compiles for {host}, "
+                              f"not {arch})")
+            out[(fw, arch)] = ""
+        else:
+            path = (project.root / named).resolve()
+            if not path.is_file():
+                cannot.append(f"{target_label(fw, arch)} (toolchain {named} not found)")
+            out[(fw, arch)] = f"-DCMAKE_TOOLCHAIN_FILE={path}"
+    if cannot:
+        raise BuildError(
+            f"{SETTINGS}.toolchains: cannot build on this machine: {'; '.join(cannot)}. "
+            "Compiled code must link the framework's own Qt and libraries (20.04 has Qt 5.12 "
+            "and libssl 1.1, 24.04 Qt 5.15 and libssl 3), not this machine's, so click-build "
+            "does not fall back to them: name a toolchain file per target (toolchains = "
+            "{\"ubuntu-sdk-20.04/arm64\" = \"path/to/toolchain.cmake\"}), or \"host\" on a "
+            "machine that is that target's SDK")
+    return out
+
+
+def build_matrix(project: Project, outdir: str | os.PathLike[str]) -> list[Path]:
+    """Build every target of the project's matrix into ``outdir``; return the packages."""
+    from .pipeline import REVIEW_SWITCH, target_of
+
+    s = project.settings
+    kind = resolve(project)
+    source = find_manifest(project, kind)
+    peek = source.peek(placeholders=True) if source else {}
+    label = source.label if source else "manifest.json"
+    if s.framework and s.frameworks:
+        raise ConfigError(f"{SETTINGS}: framework {s.framework!r} and frameworks "
+                          f"{s.frameworks!r} are both set; keep one of them")
+    if s.architecture != "auto" and s.architectures:
+        raise ConfigError(f"{SETTINGS}: architecture {s.architecture!r} and architectures "
+                          f"{s.architectures!r} are both set; keep one of them")
+    frameworks = expand_names(s.frameworks)
+    for fw in frameworks:
+        if not re.match(FRAMEWORK_RE, fw):
+            raise ConfigError(f"{SETTINGS}.frameworks: {fw!r} is not a framework name such "
+                              "as 'ubuntu-sdk-20.04'")
+    if not frameworks:
+        frameworks = [choose_framework("", peek.get("framework"), label, SETTINGS).framework]
+    arches = expand_names(s.architectures)
+    for name in arches:
+        declared_architecture(name, None, label, f"{SETTINGS}.architectures")
+    if kind in ("qml", "html5"):
+        if arches:
+            _console.info(f"* {kind} apps hold no compiled code: one 'all' package per "
+                          "framework (architectures is for cmake and python apps)")
+        per_arch: list[str | None] = [None]
+    elif kind == "cmake":
+        per_arch = list(arches) or [host_architecture()]
+    else:
+        per_arch = list(arches) or [None]
+    targets = [(fw, arch) for fw in frameworks for arch in per_arch]
+    if len(targets) > 1 and s.build_dir and "{arch}" not in s.build_dir:
+        raise ConfigError(f"{SETTINGS}.build-dir: {s.build_dir!r} has no {{arch}}, so the "
+                          "targets would share one build folder; add {arch} to it")
+    toolchains = _toolchains(project, [(f, a or "all") for f, a in targets]) \
+        if kind == "cmake" else {}
+    written_fw = peek.get("framework")
+    if isinstance(written_fw, str) and written_fw.strip() and "@" not in written_fw \
+            and written_fw.strip() not in frameworks:
+        _console.info(f"* {label} names {written_fw.strip()}; each package gets its "
+                      "target's framework instead")
+    written_version = peek.get("version") or project.version
+    shown = ", ".join(target_label(f, a or "all") for f, a in targets)
+    _console.info(f"* Building {kind} app for {len(targets)} targets: {shown}")
+    base = target_of(project)
+    plans = []
+    with contextlib.ExitStack() as stack:
+        for fw, arch in targets:
+            target = base._replace(
+                framework=fw, architecture=arch if arch else base.architecture,
+                rewrite_framework=True, review_switch=REVIEW_SWITCH,
+                version_suffix=suffix_for(fw, frameworks, written_version))
+            build_arch = arch or "all"
+            built = project
+            tool = toolchains.get((fw, build_arch))
+            if tool:
+                built = replace(project, settings=replace(
+                    s, cmake=replace(s.cmake, args=[*s.cmake.args, tool])))
+            facts = choose_framework(fw, "@CLICK_FRAMEWORK@", label, SETTINGS)
+            folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
+            work = stack.enter_context(work_dir(built, kind, folder))
+            _console.info(f"* Staging {target_label(fw, build_arch)}")
+            ctx = Context(built, kind, work, build_arch, ARCH_TRIPLETS.get(build_arch, ""),
+                          facts, source, Path(outdir))
+            staged = stage(ctx)
+            found = staged.manifest or source
+            if found is None:
+                raise BuildError(f"{label}: not found: neither the project nor the CMake "
+                                 "install has a manifest.json")
+            plans.append(Plan(found, staged.entries, target, str(work / "click-finish")))
+        results = build_targets(plans, outdir)
+    return [Path(b.path) for b in results if b.path]
+
