@@ -24,9 +24,9 @@ import os
 from . import _console
 from ._record import Record
 from .build import Entry, build_click, check_output_dir
+from .elf import scan_elf
 from .errors import BuildError, ClickError
 from .finish import Prepared, Target, prepare, review_built
-from .elf import scan_elf
 from .framework_table import FRAMEWORKS, framework_facts, framework_suffix
 from .placeholders import ManifestSource
 from .versions import compare_versions

@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import _console
 from ..elf import ARCH_TRIPLETS, host_architecture
 from ..errors import BuildError, ConfigError
-from ..finish import choose_framework, declared_architecture
+from ..finish import Target, choose_framework, declared_architecture
 from ..manifest import FRAMEWORK_RE
 from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
@@ -76,10 +76,11 @@ def _toolchains(project: Project, targets: list[tuple[str, str]]) -> dict[tuple[
     return out
 
 
-def build_matrix(project: Project, outdir: str | os.PathLike[str]) -> list[Path]:
-    """Build every target of the project's matrix into ``outdir``; return the packages."""
-    from .pipeline import REVIEW_SWITCH, target_of
+def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target) -> list[Path]:
+    """Build every target of the project's matrix into ``outdir``; return the packages.
 
+    ``base``: what the project's settings ask of every target (review mode, version...).
+    """
     s = project.settings
     kind = resolve(project)
     source = find_manifest(project, kind)
@@ -124,13 +125,12 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str]) -> list[Path]
     written_version = peek.get("version") or project.version
     shown = ", ".join(target_label(f, a or "all") for f, a in targets)
     _console.info(f"* Building {kind} app for {len(targets)} targets: {shown}")
-    base = target_of(project)
     plans = []
     with contextlib.ExitStack() as stack:
         for fw, arch in targets:
             target = base._replace(
                 framework=fw, architecture=arch if arch else base.architecture,
-                rewrite_framework=True, review_switch=REVIEW_SWITCH,
+                rewrite_framework=True,
                 version_suffix=suffix_for(fw, frameworks, written_version))
             build_arch = arch or "all"
             built = project

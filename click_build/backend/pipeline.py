@@ -79,7 +79,7 @@ def build_package(
     from .matrix import build_matrix, wants_matrix
 
     if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
-        return build_matrix(project, outdir)[0]
+        return build_matrix(project, outdir, target_of(project))[0]
     kind = resolve(project)
     source = find_manifest(project, kind)
     peek = source.peek(placeholders=True) if source else {}
