@@ -380,3 +380,14 @@ def test_cmake_docs_several_frameworks_run_as_pasted(tmp_path: Path) -> None:
     assert click.name == f"hello-cpp.clickbuild_1.0.0~2404_{host_arch()}.click"
     assert manifest_of(click)["framework"] == "ubuntu-touch-24.04-1.x"
     assert apparmor_policies(click) == {2404.1}
+
+
+def test_frameworks_in_pyproject_and_the_sdist_route(tmp_path: Path) -> None:
+    """The TOML setting, and python -m build's sdist-then-.click route: every package lands."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    path = project / "pyproject.toml"
+    path.write_text(path.read_text().replace(
+        'kind = "qml"', 'kind = "qml"\nframeworks = ["ubuntu-sdk-20.04", "ubuntu-touch-24.04-1.x"]'))
+    pybuild(project, "-o", str(tmp_path / "out"))
+    check_pair(tmp_path / "out", "1.0.0")
+    assert [p.name for p in (tmp_path / "out").glob("*.tar.gz")] == ["hello_qml-1.0.0.tar.gz"]
