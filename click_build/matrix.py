@@ -85,14 +85,22 @@ def suffix_for(framework: str, frameworks: Sequence[str], version_written: objec
 
     One framework: none (its version is the app's).  Several: ``~2004``,
     ``~2404`` (:func:`~click_build.framework_table.framework_suffix`), unless the
-    manifest's version has a placeholder (``@CLICK_FRAMEWORK_SUFFIX@``,
-    ``@CLICK_FRAMEWORK_BASE@``): the author's own scheme, which the store rules check.
+    version names a placeholder that differs per framework (``@CLICK_FRAMEWORK_SUFFIX@``,
+    ``@CLICK_FRAMEWORK_BASE@``...) or the environment (``$ENV{VAR}``): the author's own
+    scheme, which the store rules check.
     """
     if len(frameworks) < 2:
         return ""
-    if isinstance(version_written, str) and ("@" in version_written or "$ENV{" in version_written):
+    if isinstance(version_written, str) and ("$ENV{" in version_written or any(
+            f"@{name}@" in version_written for name in _PER_FRAMEWORK)):
         return ""
     return framework_suffix(framework)
+
+
+#: Placeholders whose value differs per framework: a version naming one has its own scheme
+#: (``@PROJECT_VERSION@`` does not, and gets the suffix).
+_PER_FRAMEWORK = ("CLICK_FRAMEWORK_SUFFIX", "CLICK_FRAMEWORK_BASE", "CLICK_FRAMEWORK",
+                  "SDK_FRAMEWORK", "APPARMOR_POLICY", "CLICK_APPARMOR_POLICY")
 
 
 def _permissions(prepared: Prepared) -> dict[str, list[str]]:

@@ -391,3 +391,14 @@ def test_frameworks_in_pyproject_and_the_sdist_route(tmp_path: Path) -> None:
     pybuild(project, "-o", str(tmp_path / "out"))
     check_pair(tmp_path / "out", "1.0.0")
     assert [p.name for p in (tmp_path / "out").glob("*.tar.gz")] == ["hello_qml-1.0.0.tar.gz"]
+
+
+def test_a_version_from_a_placeholder_that_names_no_framework_gets_the_suffix(
+        tmp_path: Path) -> None:
+    """manifest.json.in with "version": "@PROJECT_VERSION@" is not a scheme of its own."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    data = json.loads((project / "manifest.json").read_text())
+    (project / "manifest.json").unlink()
+    (project / "manifest.json.in").write_text(json.dumps(dict(data, version="@PROJECT_VERSION@")))
+    pybuild(project, "--wheel", "-o", str(tmp_path / "out"), *MATRIX)
+    check_pair(tmp_path / "out", "1.0.0")
