@@ -404,14 +404,14 @@ def test_questions_need_a_terminal(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
-    """Interactive use: the prompts come up on a terminal and the answers land."""
+def answer_on_terminal(args: list[str], answers: list[str]) -> int:
+    """Run ``click-build ARGS`` on a pseudo-terminal, typing one answer per prompt;
+    its exit status."""
     import pty
 
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - child
-        os.execv(sys.executable, [*CLICK_BUILD, "new", "qml", "-o", str(tmp_path)])
-    answers = ["Pty App", "", "jane", "", "Jane Doe", "jane@example.org", "0.1", "2"]
+        os.execv(sys.executable, [*CLICK_BUILD, *args])
     output = b""
     try:
         for answer in answers:
@@ -431,7 +431,13 @@ def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
                 break
     finally:
         _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
+    """Interactive use: the prompts come up on a terminal and the answers land."""
+    answers = ["Pty App", "", "jane", "", "Jane Doe", "jane@example.org", "0.1", "2"]
+    assert answer_on_terminal(["new", "qml", "-o", str(tmp_path)], answers) == 0
     manifest = json.loads((tmp_path / "pty-app/manifest.json").read_text())
     assert manifest["name"] == "pty-app.jane"
     assert manifest["maintainer"] == "Jane Doe <jane@example.org>"
