@@ -41,7 +41,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-o", "--output-dir", metavar="DIR", default=".",
-        help="write the result into DIR (default: the current directory)",
+        help="write the result into DIR, made if missing (default: the current directory)",
     )
 
 
@@ -88,6 +88,7 @@ def run_build(args: argparse.Namespace) -> int:
         args.directory, args.ignore,
         exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
     )
+    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
     path = build_click(manifest, entries, args.output_dir)
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
@@ -114,6 +115,7 @@ def run_buildsource(args: argparse.Namespace) -> int:
     manifest_path = resolve_manifest(args.directory, args.manifest)
     manifest = load_manifest(manifest_path)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
+    os.makedirs(args.output_dir, exist_ok=True)
     path = build_source(manifest, manifest_path, entries, args.output_dir)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."

@@ -63,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "previous version in place. Run as root it unpacks as the 'clickpkg' user."
         ),
     )
-    p.add_argument("package", metavar="PACKAGE-FILE", help="a .click file")
+    # nargs="+": a shell pattern matching two versions gets one clear error, not argparse's
+    p.add_argument("package", metavar="PACKAGE-FILE", nargs="+", help="a .click file (one)")
     add_database_options(p, "register the package for USER")
     p.add_argument("--all-users", action="store_true", help="register the package for all users")
     p.add_argument("--force-missing-framework", action="store_true",
@@ -165,6 +166,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if len(args.package) > 1:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            f"install takes one package file, not {len(args.package)} "
+            f"({', '.join(args.package)}): name the one to install, e.g. the newest version")
+    (args.package,) = args.package
     installer = _installer(
         args, force_missing_framework=args.force_missing_framework,
         allow_unauthenticated=args.allow_unauthenticated, keyrings=list(args.keyring))

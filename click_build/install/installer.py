@@ -146,7 +146,9 @@ class Installer:
                     _console.info(
                         f"{name} {version} has not been registered for any users.\n"
                         "It may be garbage-collected the next time the system starts.\n"
-                        'To avoid this, use "click register".\n')
+                        f'To avoid this, run "click-build register {name} {version}" (with '
+                        'the --root you installed into), or install with --user USER or '
+                        '--all-users.\n')
                 if old is not None and old != version:
                     self._maybe_remove(name, old, lock)
         return old
