@@ -183,6 +183,11 @@ function(_click_find_python ok)
     return()
   endif()
 
+  # click-build is not on PyPI: a Python gets it from a wheel of a checkout.
+  get_filename_component(checkout "${CMAKE_CURRENT_FUNCTION_LIST_DIR}" DIRECTORY)
+  if(NOT EXISTS "${checkout}/pyproject.toml" OR NOT EXISTS "${checkout}/click_build/__init__.py")
+    set(checkout "/path/to/click-build")  # these files come from a wheel, not a checkout
+  endif()
   if(mismatch)
     list(GET mismatch 0 python)
     list(GET mismatch 1 version)
@@ -196,21 +201,22 @@ function(_click_find_python ok)
       "${CMAKE_CURRENT_FUNCTION_LIST_DIR}) belong to another click-build than the "
       "click_build ${version} that ${python} imports.\n"
       "Fix: use the CMake files of that installation, -DClickBuild_DIR=\"${dir}\" "
-      "(or include(\"${dir}/ClickBuild.cmake\")), or install the matching release "
-      "into that Python: ${python} -m pip install click-build==${ClickBuild_VERSION}")
+      "(or include(\"${dir}/ClickBuild.cmake\")), or install this release into that "
+      "Python from a wheel of its checkout:\n"
+      "  ${python} -m pip wheel -w wheels ${checkout} && ${python} -m pip install "
+      "--no-index --find-links wheels click-build==${ClickBuild_VERSION}")
     _click_build_fail("${message}")
     return()
-  endif()
-  if(how STREQUAL "any Python")
-    set(install "python3 -m pip install click-build")
-  else()
-    set(install "${Python3_EXECUTABLE} -m pip install click-build")
   endif()
   string(CONCAT message
     "ClickBuild: no Python with the click_build module was found (${how} was tried):"
     "${tried}\n"
-    "Fix: install click-build for the Python you build with (${install}), "
-    "or point CMake at a Python that has it: -DPython3_EXECUTABLE=/path/to/venv/bin/python")
+    "Fix: point CMake at the Python of a virtual environment that has click-build, "
+    "-DPython3_EXECUTABLE=/path/to/venv/bin/python (or activate it before running cmake). "
+    "To make one, run this and pass -DPython3_EXECUTABLE=$PWD/venv/bin/python "
+    "(click-build is not on PyPI; it installs from a wheel of its checkout):\n"
+    "  python3 -m venv venv && venv/bin/python -m pip wheel -w wheels ${checkout} && "
+    "venv/bin/python -m pip install --no-index --find-links wheels click-build")
   _click_build_fail("${message}")
 endfunction()
 
