@@ -28,6 +28,7 @@ __all__ = [
     "configure",
     "doc_console",
     "doc_file",
+    "doc_sh",
     "elf_machine",
     "fix_command",
     "flat",
@@ -165,3 +166,11 @@ def doc_file(name: str) -> str:
         if block.startswith(f"# {name}"):
             return str(block)
     raise AssertionError(f"docs/cmake.md shows no file {name}")
+
+
+def doc_sh(containing: str) -> str:
+    """The sh block of docs/cmake.md that contains ``containing``."""
+    for block in re.findall(r"^```sh\n(.*?)^```", DOC.read_text(), re.DOTALL | re.MULTILINE):
+        if containing in block:
+            return str(block)
+    raise AssertionError(f"docs/cmake.md has no sh block with {containing}")

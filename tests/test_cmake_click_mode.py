@@ -77,11 +77,15 @@ def test_the_prefix_is_the_package_root_and_a_plain_install_needs_destdir(tmp_pa
     assert (tmp_path / "prefix" / "manifest.json").is_file()
 
 
-def test_click_mode_off_gives_the_prefix_back(tmp_path: Path) -> None:
+def test_the_prefix_follows_click_mode_unless_you_set_it(tmp_path: Path) -> None:
     src = qml_app(tmp_path / "app", LOAD)
-    configure(src, tmp_path / "build")
-    configure(src, tmp_path / "build", "-DCLICK_MODE=OFF")
-    assert cache(tmp_path / "build")["CMAKE_INSTALL_PREFIX"] == "/usr/local"
+    binary = tmp_path / "build"
+    for mode, prefix in (("ON", "/."), ("OFF", "/usr/local"), ("ON", "/.")):
+        configure(src, binary, f"-DCLICK_MODE={mode}")
+        assert cache(binary)["CMAKE_INSTALL_PREFIX"] == prefix
+    configure(src, binary, "-DCMAKE_INSTALL_PREFIX=/opt/app")
+    configure(src, binary, "-DCLICK_MODE=OFF")
+    assert cache(binary)["CMAKE_INSTALL_PREFIX"] == "/opt/app"
 
 
 # ---------------------------------------------------------------- INSTALL_TESTS --

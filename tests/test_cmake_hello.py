@@ -18,7 +18,7 @@ from backend_helpers import (
     only_click,
     verify_both,
 )
-from cmake_support import cache, cmake, cmake_env, doc_console, elf_machine
+from cmake_support import cache, cmake, cmake_env, doc_console, doc_sh, elf_machine, flat
 from conftest import need, run
 
 import click_build
@@ -137,3 +137,14 @@ def test_the_output_is_what_the_page_shows(hello: Built) -> None:
                     .replace("x86_64-linux-gnu", hello.triplet).replace("amd64", hello.arch))
         assert expected in lines, (expected, hello.log)
     assert not re.search("warning|error", hello.log, re.IGNORECASE), hello.log
+
+
+def test_the_tree_without_the_package_as_the_page_says(hello: Built) -> None:
+    """docs/cmake.md: DESTDIR gives the tree a place; without it, install stops."""
+    run(["sh", "-ec", doc_sh("DESTDIR=")], cwd=hello.project, env=cmake_env())
+    tree = hello.project / "tree"
+    assert (tree / "manifest.json").is_file()
+    assert (tree / "lib" / hello.triplet / "bin" / "hello-cpp").is_file()
+    plain = cmake("--install", "build", cwd=hello.project, check=False)
+    assert plain.returncode != 0
+    assert "would write the app into the system" in flat(plain.stderr)
