@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
-MODULES = ("build", "inspect", "install", "new", "run", "sign", "review", "cmake_helper",
+MODULES = ("build", "inspect", "install", "new", "run", "device", "sign", "review", "cmake_helper",
            "merge")
 
 #: Command name -> the module that registers it.
@@ -30,7 +30,7 @@ COMMANDS = {
     "install": "install", "list": "install", "pkgdir": "install", "register": "install",
     "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
     "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
-    "merge": "merge", "run": "run",
+    "merge": "merge", "run": "run", "device": "device",
 }
 
 

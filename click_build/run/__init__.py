@@ -60,7 +60,6 @@ def _package_for(target: str, root: str | None) -> tuple[str, str]:
             raise RunError(f"{target}: not an app project (no pyproject.toml or manifest.json); "
                            "give a project folder or a .click file")
         private = os.path.abspath(root or default_root(target, True))
-        os.makedirs(private, 0o755, exist_ok=True)
         return os.fspath(build_project(target, private)), private
     if os.path.isfile(target):
         return target, os.path.abspath(root or default_root(target, False))

@@ -28,4 +28,5 @@ def build_project(project_dir: str, outdir: str, architecture: str | None = None
     from ..backend.pipeline import build_package
 
     config = {"click-build.architecture": architecture} if architecture else None
+    os.makedirs(outdir, 0o755, exist_ok=True)
     return build_package(project_dir, outdir, config, require_pyproject=False)
