@@ -376,7 +376,7 @@ def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: 
             denied.value.close()
             assert denied.value.code == 404
         proc.send_signal(2)  # Ctrl-C: the server stops, click-build says so and exits
-        out, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -399,3 +399,40 @@ def test_run_is_registered_lazily() -> None:
             "'click_build.device', 'click_build.commands.run', 'click_build.commands.device'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+# --- docs/run.md, as a new user pastes it ------------------------------------------------
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "run.md"
+
+
+def pasted_commands(markdown: str) -> tuple[list[str], list[str]]:
+    """(lines to run, lines marked '# needs a phone') of the page's sh blocks, in order."""
+    run_lines, phone = [], []
+    for block in re.findall(r"^```sh\n(.*?)^```", markdown, re.S | re.M):
+        for line in block.splitlines():
+            (phone if "needs a phone" in line else run_lines).append(line)
+    return run_lines, phone
+
+
+@pytest.mark.slow
+def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
+    """Every command of docs/run.md in one shell, in order; the phone ones are reported."""
+    run_lines, phone = pasted_commands(DOC.read_text(encoding="utf-8"))
+    assert len(phone) >= 5 and all(line.startswith("click-build device ") for line in phone)
+    print(f"docs/run.md: {len(phone)} commands need a phone and were not run")
+    bindir = Path(sys.executable).parent  # click-build and python of this checkout
+    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "DISPLAY": display,
+           "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
+           # the user's own cache (as root the installer's clickpkg could not enter /root)
+           "XDG_CACHE_HOME": str(public_tmp / "cache")}
+    env.pop("CLICK_BUILD_DEVICE", None)
+    result = subprocess.run(["bash", "-e", "-c", "\n".join(run_lines)], cwd=public_tmp, env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", result.stdout)
+    assert stopped == ["tea-timer.jane_tea-timer_1.0.0", "tea-timer.jane_tea-timer_1.0.0",
+                       "notes.jane_notes_1.0.0"], result.stdout
+    launch = (public_tmp / "tea-timer" / "launch.sh").read_text()
+    assert launch.startswith("cd ") and launch.endswith("exec qmlscene qml/Main.qml\n")
+    assert "fallback: serving www/ of notes.jane_notes_1.0.0 at http://127.0.0.1:" in result.stderr
