@@ -179,6 +179,16 @@ def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
     assert not Path(f"/proc/{child}").exists(), "the app's background child survived"
 
 
+def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show", "./show.sh relative")
+    result = cb("run", app)
+    assert result.returncode == 7, result.stderr
+    assert lines(result.stdout, "arg=") == ["relative"]
+    (app / "show.desktop").write_text(desktop("./missing.sh"))
+    assert_clean_error(cb("run", app), "Exec starts './missing.sh', which is neither in the "
+                       "package nor on PATH")
+
+
 def test_several_apps_need_app(public_tmp: Path) -> None:
     root = show_app(public_tmp / "two")
     (root / "manifest.json").write_text(manifest(apps=("show", "other")))

@@ -200,6 +200,7 @@ def _run(device: Device, args: argparse.Namespace) -> int:
     from ..device import remote
     from ..errors import DeviceError
     from ..package import open_click
+    from ..run.apps import choose_app, desktop_apps
     from ..run.project import build_project, is_project
 
     if not is_project(args.project):
@@ -216,13 +217,8 @@ def _run(device: Device, args: argparse.Namespace) -> int:
         name, version, manifest = pkg.name, pkg.version, pkg.manifest_data
     route = remote.install(device, package, args.root)
     _console.info(f"* Installed {name} {version} on {device.label} ({route})")
-    apps = remote.desktop_apps(manifest)
-    if args.app is not None and args.app not in apps:
-        raise DeviceError(f"{name} has no app {args.app!r}; its apps: {', '.join(apps) or 'none'}")
-    if args.app is None and len(apps) != 1:
-        raise DeviceError(f"{name} has {len(apps)} apps ({', '.join(apps) or 'none'}): choose "
-                          "one with --app")
-    app = remote.AppRef(name, args.app or apps[0], version)
+    app = remote.AppRef(name, choose_app(desktop_apps(manifest), name, args.app, DeviceError),
+                        version)
     launcher = remote.launch(device, app)
     _console.info(f"* Started {app} ({launcher})")
     if args.no_follow:

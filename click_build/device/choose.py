@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 
 from ..errors import DeviceError
@@ -54,17 +55,15 @@ def choose_device(ssh: str | None = None, adb: str | None = None, ssh_config: st
         if kind == "adb":
             return _adb_device(value)
         raise DeviceError(f"{ENV}={setting!r}: expected {_FORMS}")
-    import shutil
-
-    from .adb import no_device_message
-
     if shutil.which("adb") is None:
-        raise DeviceError(f"no device given: use --ssh USER@HOST, --adb or {ENV}={_FORMS.split(',')[0]} "
-                          "(adb, which finds a phone on USB, is not installed: "
+        raise DeviceError(f"no device given: use --ssh USER@HOST, --adb or {ENV}=ssh:USER@HOST"
+                          "[:PORT] (adb, which finds a phone on USB, is not installed: "
                           "sudo apt install adb)")
     try:
         return _adb_device("")
     except DeviceError as e:
-        if str(e) == no_device_message():
-            raise DeviceError(f"{no_device_message()}, or set {ENV}") from None
+        from .adb import no_device_message
+
+        if str(e) == no_device_message():  # nothing attached: name the third way too
+            raise DeviceError(f"{e}, or set {ENV}") from None
         raise

@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass
 
 from ..errors import DeviceError
+from ..run.apps import choose_app, desktop_apps
 from . import Device
 
 __all__ = [
     "AppRef",
     "architecture",
-    "desktop_apps",
     "install",
     "launch",
     "list_packages",
@@ -177,26 +177,9 @@ def resolve_app(device: Device, app_id: str, root: str | None = None) -> AppRef:
     if found is None:
         raise DeviceError(f"{parts[0]} is not installed on {device.label} for this user "
                           "(see 'click-build device list')")
-    apps = desktop_apps(found)
-    if len(parts) == 2:
-        if parts[1] not in apps:
-            raise DeviceError(f"{parts[0]} has no app {parts[1]!r}; its apps: "
-                              f"{', '.join(apps) or 'none'}")
-        app = parts[1]
-    elif len(apps) == 1:
-        app = apps[0]
-    else:
-        raise DeviceError(f"{parts[0]} has {len(apps)} apps ({', '.join(apps)}): give "
-                          "NAME_APP")
+    app = choose_app(desktop_apps(found), parts[0], parts[1] if len(parts) == 2 else None,
+                     DeviceError, how="NAME_APP")
     return AppRef(parts[0], app, str(found.get("version")))
-
-
-def desktop_apps(manifest: dict[str, object]) -> list[str]:
-    """The apps of a manifest that have a desktop file (the ones a launcher starts)."""
-    hooks = manifest.get("hooks")
-    if not isinstance(hooks, dict):
-        return []
-    return sorted(a for a, h in hooks.items() if isinstance(h, dict) and "desktop" in h)
 
 
 def launch(device: Device, app: AppRef) -> str:

@@ -66,31 +66,20 @@ def _package_for(target: str, root: str | None) -> tuple[str, str]:
     raise RunError(f"{target}: no such project folder or package file")
 
 
-def _choose_app(apps: Mapping[str, str], name: str, wanted: str | None) -> str:
-    if not apps:
-        raise RunError(f"{name} has no app with a desktop hook: nothing to start")
-    if wanted is not None:
-        if wanted not in apps:
-            raise RunError(f"{name} has no app {wanted!r} with a desktop file; its apps: "
-                           f"{', '.join(apps)}")
-        return wanted
-    if len(apps) > 1:
-        raise RunError(f"{name} has {len(apps)} apps ({', '.join(apps)}): choose one with --app")
-    return next(iter(apps))
-
-
 def prepare(target: str, root: str | None = None, app: str | None = None,
             args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Prepared:
     """Build (for a project), install privately, and plan the launch of one app."""
     from ..review.desktop import parse_desktop, split_exec
+    from .apps import choose_app, desktop_apps
     from .launcher import expand_exec, launch_environment
     from .private import PrivateRoot, install_private
 
     package, root_path = _package_for(target, root)
     private = PrivateRoot(root_path)
     installed = install_private(package, private)
-    app_name = _choose_app(installed.desktop_apps(), installed.name, app)
-    relpath = installed.desktop_apps()[app_name]
+    apps = desktop_apps(installed.manifest)
+    app_name = choose_app(apps, installed.name, app, RunError)
+    relpath = apps[app_name]
     desktop_path, raw = installed.read_desktop(relpath)
     try:
         entry = parse_desktop(raw)
@@ -135,6 +124,6 @@ def start(prepared: Prepared, timeout: float | None) -> int:
         from .webserve import serve_app
 
         return serve_app(program, plan.argv[1:], plan.cwd, timeout, prepared.app_id)
-    check_runner(plan.argv, env, prepared.triplet, prepared.app_id)
+    check_runner(plan.argv, env, prepared.triplet, prepared.app_id, plan.cwd)
     _console.debug(f"starting {prepared.app_id} in {plan.cwd}: {shlex.join(plan.argv)}")
     return run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)

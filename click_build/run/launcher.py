@@ -34,9 +34,11 @@ __all__ = [
     "RUNNER_PACKAGES",
     "WEB_RUNNERS",
     "LaunchPlan",
+    "check_runner",
     "expand_exec",
     "find_program",
     "launch_environment",
+    "missing_runner_message",
 ]
 
 #: Programs the Exec lines of click apps start, and the Debian package of each.
@@ -191,12 +193,14 @@ def missing_runner_message(program: str, app_id: str) -> str:
             f"'{package}' (sudo apt install {package})")
 
 
-def check_runner(argv: Sequence[str], env: Mapping[str, str], triplet: str, app_id: str) -> None:
+def check_runner(argv: Sequence[str], env: Mapping[str, str], triplet: str, app_id: str,
+                 cwd: str) -> None:
+    """A one-line error unless Exec's program can be started (a path is taken from ``cwd``)."""
     if not argv:
         raise RunError(f"{app_id}: the desktop file's Exec is empty")
     program = argv[0]
     if "/" in program:
-        if not os.access(program, os.X_OK):
+        if not os.access(os.path.join(cwd, program), os.X_OK):
             raise RunError(missing_runner_message(program, app_id))
     elif find_program(program, env.get("PATH", os.defpath), triplet) is None:
         raise RunError(missing_runner_message(program, app_id))

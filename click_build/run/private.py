@@ -70,18 +70,6 @@ class InstalledApp:
     version_dir: str  # where that registration points
     manifest: dict[str, object]
 
-    def desktop_apps(self) -> dict[str, str]:
-        """App name -> its desktop file (relative), for apps with a desktop hook."""
-        hooks = self.manifest.get("hooks")
-        apps: dict[str, str] = {}
-        if isinstance(hooks, dict):
-            for app, entries in hooks.items():
-                if isinstance(app, str) and isinstance(entries, dict):
-                    desktop = entries.get("desktop")
-                    if isinstance(desktop, str):
-                        apps[app] = desktop
-        return dict(sorted(apps.items()))
-
     def read_desktop(self, relpath: str) -> tuple[str, bytes]:
         """(path, bytes) of a desktop file, which must stay inside the installed version."""
         path = os.path.join(self.app_dir, relpath)
