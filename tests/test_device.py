@@ -360,3 +360,19 @@ def test_no_device_attached(adb_server: dict[str, str]) -> None:
 ])
 def test_bad_device_arguments(args: list[str], env: dict[str, str], fragment: str) -> None:
     assert_clean_error(cb(*args, env=env), fragment)
+
+
+@pytest.mark.parametrize(("script", "status", "output"), [
+    ("echo out; exit 3", 3, "out\n"),
+    ("printf 'no newline'", 0, "no newline"),
+    ("true", 0, ""),
+])
+def test_adb_status_line_round_trip(script: str, status: int, output: str) -> None:
+    """What `adb shell` runs on the phone, run by this machine's sh: the status comes back."""
+    from click_build.device import remote_command
+    from click_build.device.adb import read_status, with_status
+
+    ran = subprocess.run(["sh", "-c", with_status(remote_command(script, []))],
+                         capture_output=True, text=True, check=False)
+    assert read_status(ran.stdout) == (status, output)
+    assert read_status("error: closed\n") == (None, "error: closed\n")

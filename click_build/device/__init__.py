@@ -22,6 +22,7 @@ __all__ = ["DEFAULT_TIMEOUT", "Device", "Result", "remote_command"]
 
 #: Seconds a captured command may take before click-build gives up on the phone.
 DEFAULT_TIMEOUT = 60.0
+_MAX_LINE = 300
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,13 @@ class Result:
     stderr: str
 
     def last_line(self) -> str:
+        """The phone's last word, made fit for one line of ours (printable, bounded)."""
         lines = [line.strip() for line in (self.stderr + "\n" + self.stdout).splitlines()]
         lines = [line for line in lines if line and not line.startswith("click-build-")]
-        return lines[-1] if lines else f"exit status {self.returncode}"
+        if not lines:
+            return f"exit status {self.returncode}"
+        text = "".join(ch if ch.isprintable() else "?" for ch in lines[-1])
+        return text if len(text) <= _MAX_LINE else text[:_MAX_LINE] + "..."
 
 
 def remote_command(script: str, args: Sequence[str]) -> str:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from ..errors import DeviceError
 from . import DEFAULT_TIMEOUT, Device, Result, remote_command
 
-__all__ = ["AdbDevice", "attached", "find_adb", "no_device_message"]
+__all__ = ["AdbDevice", "attached", "find_adb", "no_device_message", "read_status",
+           "with_status"]
 
 _SERIAL = re.compile(r"[A-Za-z0-9._:][A-Za-z0-9._:-]*")
 _STATUS = "click-build-status="
@@ -65,6 +66,21 @@ def attached(adb: str, timeout: float = 30.0) -> list[tuple[str, str]]:
     return found
 
 
+def with_status(command: str) -> str:
+    """``command``, then its exit status on a line of its own (older adbd drop it)."""
+    return f"{command}; s=$?; echo; echo {_STATUS}$s"
+
+
+def read_status(stdout: str) -> tuple[int | None, str]:
+    """(exit status, output before it) from :func:`with_status`'s output; None: no status
+    line, so the command never ran (adb's own failure)."""
+    head, marker, tail = stdout.rpartition(_STATUS)
+    if not marker:
+        return None, stdout
+    status = tail.strip()
+    return (int(status) if status.isdigit() else 1), head.removesuffix("\n")
+
+
 class AdbDevice(Device):
     def __init__(self, serial: str, adb: str | None = None) -> None:
         if not _SERIAL.fullmatch(serial):
@@ -85,14 +101,12 @@ class AdbDevice(Device):
 
     def run(self, script: str, args: Sequence[str] = (), timeout: float = DEFAULT_TIMEOUT,
             what: str = "") -> Result:
-        command = remote_command(script, args) + f"; echo; echo {_STATUS}$?"
-        result = self._capture(self._argv("shell", command), timeout, what)
-        head, marker, tail = result.stdout.rpartition(_STATUS)
-        if not marker:
+        result = self._capture(self._argv("shell", with_status(remote_command(script, args))),
+                               timeout, what)
+        status, stdout = read_status(result.stdout)
+        if status is None:
             raise self._adb_error(result)
-        status = tail.strip()
-        stdout = head.removesuffix("\n")  # the echo before the marker
-        return Result(int(status) if status.isdigit() else 1, stdout, result.stderr)
+        return Result(status, stdout, result.stderr)
 
     def stream(self, script: str, args: Sequence[str] = (), follow: bool = False) -> int:
         return self._stream(self._argv("shell", remote_command(script, args)))
