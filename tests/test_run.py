@@ -160,6 +160,22 @@ def test_field_codes_without_icon_drop_i() -> None:
     assert expand_exec(["prog", "%i"], [], "n", "", "/d") == ["prog"]
 
 
+def assert_gone(pid: int) -> None:
+    """The process has ended (a zombie waiting for init to reap it counts as ended)."""
+    def running() -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+    for _ in range(50):  # SIGTERM was sent; give it a moment
+        if not running():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} of the app survived")
+
+
 def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
     pidfile = public_tmp / "child.pid"
     script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
@@ -171,12 +187,7 @@ def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
     assert "started" in result.stdout
     assert "stopped com.example.show_show_1.0 after 1.5 s (--timeout)" in result.stdout
     assert time.monotonic() - began < 60
-    child = int(pidfile.read_text())
-    for _ in range(50):  # the group got SIGTERM; the child may take a moment to go
-        if not Path(f"/proc/{child}").exists():
-            break
-        time.sleep(0.1)
-    assert not Path(f"/proc/{child}").exists(), "the app's background child survived"
+    assert_gone(int(pidfile.read_text()))
 
 
 def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
@@ -187,6 +198,28 @@ def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
     (app / "show.desktop").write_text(desktop("./missing.sh"))
     assert_clean_error(cb("run", app), "Exec starts './missing.sh', which is neither in the "
                        "package nor on PATH")
+
+
+def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
+    """SIGTERM (or Ctrl-C) to click-build reaches the app's whole process group."""
+    pidfile = public_tmp / "child.pid"
+    script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    (app / "sleepy.sh").chmod(0o755)
+    proc = subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        while proc.stdout.readline() not in ("started\n", ""):
+            pass
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "click-build: interrupted" in err
+    assert_gone(int(pidfile.read_text()))
 
 
 def test_several_apps_need_app(public_tmp: Path) -> None:

@@ -62,7 +62,7 @@ def attached(adb: str, timeout: float = 30.0) -> list[tuple[str, str]]:
     for line in done.stdout.splitlines():
         parts = line.split()
         if len(parts) >= 2 and not line.startswith(("List of devices", "*")):
-            found.append((parts[0], parts[1]))
+            found.append((parts[0], " ".join(parts[1:])))
     return found
 
 

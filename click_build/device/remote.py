@@ -101,7 +101,7 @@ class AppRef:
 def architecture(device: Device) -> str:
     """The phone's dpkg architecture (``arm64``, ``armhf``, ``amd64``)."""
     result = device.run(ARCH_SCRIPT, what="asking for its architecture")
-    arch = result.stdout.strip()
+    arch = _last(result.stdout)
     if result.returncode != 0 or not re.fullmatch(r"[a-z0-9]+", arch):
         raise DeviceError(f"cannot tell the architecture of {device.label}: "
                           f"'dpkg --print-architecture' said {result.last_line()!r}")
@@ -111,8 +111,8 @@ def architecture(device: Device) -> str:
 def install(device: Device, package: str, root: str | None = None) -> str:
     """Copy ``package`` to the phone and install it there; return the route used."""
     made = device.run(MKTEMP_SCRIPT, what="making a folder for the package")
-    folder = made.stdout.strip()
-    if made.returncode != 0 or not folder.startswith("/") or "\n" in folder:
+    folder = _last(made.stdout)
+    if made.returncode != 0 or not folder.startswith("/"):
         raise DeviceError(f"cannot make a temporary folder on {device.label}: "
                           f"{made.last_line()}")
     remote = f"{folder}/{os.path.basename(package)}"
@@ -141,6 +141,25 @@ def install(device: Device, package: str, root: str | None = None) -> str:
                       f"({route}): {result.last_line()}{hint}")
 
 
+def _json_array(stdout: str) -> list[object] | None:
+    """The JSON array a command printed, after whatever a login script printed first."""
+    lines = stdout.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("["):
+            try:
+                data = json.loads("\n".join(lines[i:]))
+            except (ValueError, RecursionError):
+                continue
+            return data if isinstance(data, list) else None
+    return [] if not stdout.strip() else None
+
+
+def _last(stdout: str) -> str:
+    """The last line a command printed (a login script may have printed before it)."""
+    lines = stdout.strip().splitlines()
+    return lines[-1].strip() if lines else ""
+
+
 def _marker(text: str, kind: str) -> str:
     for line in text.splitlines():
         if line.startswith(f"{_MARK}{kind}: "):
@@ -167,11 +186,10 @@ def resolve_app(device: Device, app_id: str, root: str | None = None) -> AppRef:
                           "NAME_APP_VERSION (e.g. tea-timer.jane_tea-timer_1.0.0)")
     if len(parts) == 3:
         return AppRef(*parts)
-    try:
-        manifests = json.loads(list_packages(device, root, manifest=True) or "[]")
-    except ValueError:
+    manifests = _json_array(list_packages(device, root, manifest=True))
+    if manifests is None:
         raise DeviceError(f"'click list --manifest' on {device.label} did not print "
-                          "JSON") from None
+                          "JSON")
     found = next((m for m in manifests if isinstance(m, dict) and m.get("name") == parts[0]),
                  None)
     if found is None:
@@ -199,7 +217,7 @@ def launch(device: Device, app: AppRef) -> str:
 def logs(device: Device, app: AppRef, follow: bool) -> int:
     """Print the app's log (and follow it until Ctrl-C when asked)."""
     source = device.run(LOG_SOURCE_SCRIPT, [str(app)], what="looking for the app's log")
-    kind = source.stdout.strip()
+    kind = _last(source.stdout)
     if kind not in ("file", "journal"):
         raise DeviceError(f"no log of {app} on {device.label}: no "
                           f"~/.cache/upstart/application-click-{app}.log and no journalctl")
