@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from .. import _console
 from ..errors import RunError
 
-__all__ = ["GRACE_SECONDS", "exit_status", "run_app", "stop_group", "terminated_by_signals"]
+__all__ = ["GRACE_SECONDS", "SignalGuard", "exit_status", "run_app", "stop_group",
+           "terminated_by_signals"]
 
 GRACE_SECONDS = 3.0
 
@@ -25,16 +26,43 @@ class _Terminated(Exception):
     """click-build itself was asked to stop (SIGTERM, SIGHUP)."""
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise _Terminated(signum)
+class SignalGuard:
+    """Turns SIGINT/SIGTERM/SIGHUP into exceptions -- once armed.
+
+    Before :meth:`arm` a signal is only noted: a stop asked for while the app is
+    being started (inside ``Popen``) must not leave it running with nobody to stop
+    it; :meth:`arm`, called once the process is known, raises it then.
+    """
+
+    def __init__(self, armed: bool) -> None:
+        self.armed = armed
+        self.pending: int | None = None
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.armed:
+            self._raise(signum)
+        self.pending = signum
+
+    def arm(self) -> None:
+        self.armed = True
+        if self.pending is not None:
+            self._raise(self.pending)
+
+    @staticmethod
+    def _raise(signum: int) -> None:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise _Terminated(signum)
 
 
 @contextmanager
-def terminated_by_signals() -> Iterator[None]:
-    """Turn SIGTERM/SIGHUP into an exception, so cleanup code runs before exiting."""
-    previous = {s: signal.signal(s, _raise_terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
+def terminated_by_signals(armed: bool = True) -> Iterator[SignalGuard]:
+    """Signals that ask click-build to stop become exceptions, so cleanup code runs."""
+    guard = SignalGuard(armed)
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {s: signal.signal(s, guard.handler) for s in stops}
     try:
-        yield
+        yield guard
     except _Terminated:
         raise KeyboardInterrupt from None
     finally:
@@ -72,13 +100,14 @@ def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: floa
     With ``timeout``, the app is stopped after that many seconds and the
     status is 0: it ran that long without failing.
     """
-    try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-    except OSError as e:
-        raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
-    with terminated_by_signals():
+    with terminated_by_signals(armed=False) as guard:
         try:
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env),
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as e:
+            raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+        try:
+            guard.arm()  # a stop asked for while starting it is acted on now
             returncode = proc.wait(timeout)
         except subprocess.TimeoutExpired:
             stop_group(proc)
