@@ -117,6 +117,12 @@ def _print_dir(which: str) -> int:
     return 1
 
 
+def _one_line(text: str) -> str:
+    """An error stays one line whatever names it quotes: control characters escaped."""
+    controls = [*range(0x20), *range(0x7F, 0xA0)]
+    return text.translate({c: repr(chr(c))[1:-1] for c in controls})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
@@ -137,11 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ClickError as e:
         for line in e.lines():
-            sys.stderr.write(f"{PROG}: error: {line}\n")
+            sys.stderr.write(f"{PROG}: error: {_one_line(line)}\n")
         return 1
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        sys.stderr.write(f"{PROG}: error: {where}{e.strerror or e}\n")
+        sys.stderr.write(f"{PROG}: error: {_one_line(f'{where}{e.strerror or e}')}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

@@ -80,11 +80,16 @@ def check_component(value: str, what: str) -> str:
 
 
 def check_package(name: str, what: str = "package name") -> str:
-    """A package name as the format defines it (it becomes ``ROOT/NAME``)."""
+    """A package name as the format defines it (it becomes ``ROOT/NAME`` and
+    ``VERSION/.click/info/NAME.manifest``: 246 bytes at most)."""
     # The format's rule, loaded only when a name is checked (start-up cost).
     from ..manifest import NAME_RE
 
     check_component(name, what)
+    size, most = len(name.encode("utf-8")), NAME_MAX - len(".manifest")
+    if size > most:  # VERSION/.click/info/NAME.manifest must fit as well
+        raise InstallError(f"{what} {_show(name)} is {size} bytes long; with '.manifest' "
+                           f"it must fit in a file name: {most} bytes at most")
     if not re.fullmatch(NAME_RE, name):
         raise InstallError(
             f"{what} {_show(name)} is not a valid package name (lower-case letters, digits, "
