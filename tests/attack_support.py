@@ -75,6 +75,7 @@ class World:
 
     def __init__(self, base: Path, mode: str, user: str, cli: list[str]) -> None:
         self.base, self.mode, self.user, self.cli = base, mode, user, cli
+        self.switch = mode == "user" and os.geteuid() == 0  # run as another account
         self.env = Env(base).setup()
         self.pkgs = base / "pkgs"
         self.outside = base / "outside"
@@ -105,7 +106,7 @@ class World:
 
     def give_away(self, path: Path) -> None:
         """Everything under ``path`` to the world's user (in user mode)."""
-        if self.mode != "user":
+        if not self.switch:
             return
         pw = pwd.getpwnam(self.user)
         os.chown(path, pw.pw_uid, pw.pw_gid, follow_symlinks=False)
@@ -119,10 +120,20 @@ class World:
     def run(self, *args: object, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess[str]:
         full = dict(self.env.vars(), **(env or {}))
-        if self.mode == "user":
+        if self.switch:
             return run([*self.cli, *map(str, args)], env=full, user=self.user,
                        timeout=timeout)
         return run([*self.cli, *map(str, args)], env=full, timeout=timeout)
+
+    def python(self, code: str, *args: str, env: dict[str, str] | None = None,
+               timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """``python -c CODE ARGS`` with click-build importable, as the world's user."""
+        full = dict(self.env.vars(), **(env or {}))
+        if self.switch:
+            full["PYTHONPATH"] = str(Path(self.cli[0]).parent / "lib")
+            return run(["/usr/bin/python3", "-P", "-c", code, *args], env=full,
+                       user=self.user, timeout=timeout)
+        return run([sys.executable, "-c", code, *args], env=full, timeout=timeout)
 
     def db(self, command: str, *args: object) -> subprocess.CompletedProcess[str]:
         """A database command on this world's root."""
