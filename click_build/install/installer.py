@@ -175,12 +175,24 @@ class Installer:
                         f"{name} {version} has not been registered for any users.\n"
                         "It may be garbage-collected the next time the system starts.\n"
                         'To avoid this, use "click register".\n')
-                # The version `current` named and the one the user had (they differ
-                # when an earlier install was killed half-way) go if nobody uses them.
-                for gone in sorted({old, replaced} - {None, version}, key=str):
-                    assert gone is not None
+                # The version `current` named, the one the user had, and any other
+                # that nobody uses (one an earlier, killed install left) go now.
+                for gone in self._other_versions(lock, name, version, {old, replaced}):
                     self._maybe_remove(name, gone, lock)
         return old
+
+    def _other_versions(self, lock: DatabaseLock, name: str, version: str,
+                        also: set[str | None]) -> list[str]:
+        """The package's complete versions in the overlay but ``version``, plus ``also``."""
+        found = {v for v in also if v is not None}
+        package_dir = self._root(lock).open(name)
+        if package_dir is not None:
+            with package_dir:
+                found.update(v for v in package_dir.entries()
+                             if v != "current" and _valid(check_version, v)
+                             and _is_complete_version(package_dir, name, v))
+        found.discard(version)
+        return sorted(found)
 
     def _check_before_writing(self, lock: DatabaseLock, name: str, version: str,
                               pkg: ClickPackage, registry: Registry | None) -> None:
