@@ -175,14 +175,20 @@ class World:
 
 
 def _add_user(name: str) -> None:
+    errors = []
     for attempt in range(20):  # another checkout's useradd may hold the passwd lock
         result = subprocess.run(["useradd", "--create-home", "--home-dir", f"/home/{name}",
                                  "--shell", "/bin/sh", "--user-group", name],
                                 capture_output=True, text=True)
-        if result.returncode == 0:
+        errors.append(result.stderr.strip())
+        try:
+            made = pwd.getpwnam(name).pw_dir == f"/home/{name}"
+        except KeyError:
+            made = False
+        if made and os.path.isdir(f"/home/{name}"):  # an earlier attempt may have made it
             return
         time.sleep(0.5 + attempt * 0.1)
-    raise AssertionError(f"useradd {name} failed: {result.stderr}")
+    raise AssertionError(f"useradd {name} failed: {errors}")
 
 
 @pytest.fixture(scope="session")
@@ -191,7 +197,7 @@ def real_user() -> Iterator[str]:
     if os.geteuid() != 0:
         yield pwd.getpwuid(os.getuid()).pw_name  # already unprivileged: that is the user
         return
-    name = f"cbat{os.getpid() % 1000000}"
+    name = f"cbat{os.getpid() % 1000000}x{os.urandom(2).hex()}"
     _add_user(name)
     try:
         yield name

@@ -12,6 +12,7 @@ was.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import stat
 import subprocess
@@ -244,3 +245,41 @@ def test_ensure_ownership_never_chowns_outside(world: World) -> None:
     assert_refused(result, f"{aside} is a symbolic link")
     assert world.surroundings() == around
     assert stat.S_ISDIR(os.lstat(world.outside).st_mode)
+
+
+@pytest.mark.root
+def test_user_hook_links_are_made_with_the_users_rights(world: World, real_user: str) -> None:
+    """A user-level hook writes into the user's home as that user: a link the user
+    planted there (to a folder only root may write) cannot make root write through it."""
+    if world.mode != "root" or os.geteuid() != 0:
+        pytest.skip("root installing for another user")
+    share = Path(pwd.getpwnam(real_user).pw_dir) / ".local" / "share"
+    share.mkdir(parents=True, exist_ok=True)
+    trap = share / f"cb-attack-{world.base.name}"
+    os.symlink(world.outside, trap)
+    os.lchown(trap, pwd.getpwnam(real_user).pw_uid, -1)
+    try:
+        world.env.add_hook("userdesk", f"Pattern: ${{home}}/.local/share/{trap.name}/"
+                                       "${id}.desktop\nUser-Level: yes\n")
+        pkg = world.package(hooks={"app": {"userdesk": "app.desktop"}})
+        around = world.surroundings()
+        result = world.install(pkg, f"--user={real_user}")
+        assert_refused(result, "Permission denied")
+        assert world.surroundings() == around
+        assert sorted(os.listdir(world.outside)) == [APP, "secret", "tmp", "users"]
+    finally:
+        trap.unlink()
+
+
+def test_pseudo_users_get_no_user_hooks(world: World) -> None:
+    """@all and @gcinuse are nobody: user-level hooks never run as them (as root that
+    would mean running them as root)."""
+    links = world.base / "links"
+    world.env.add_hook("userdesk", f"Pattern: {links}/${{user}}/${{id}}.desktop\n"
+                                   "User-Level: yes\n")
+    pkg = world.package(hooks={"app": {"userdesk": "app.desktop"}})
+    assert_ok(world.install(pkg, "--all-users"))
+    assert not (links / "@all").exists()
+    for user in ("@all", "@gcinuse"):
+        assert_refused(world.db("hook", "run-user", f"--user={user}"), "is not a real user")
+    assert not links.exists() or os.listdir(links) == []

@@ -60,12 +60,26 @@ def attack():
         real["close"](fd)
     real["close"](real["open"](victim + ".attacked", os.O_WRONLY | os.O_CREAT, 0o666))
 
+def record():  # what this process has open: where the snapshot lives, what a child keeps
+    lines = []
+    for fd in sorted(os.listdir("/proc/self/fd"), key=int):
+        try:
+            lines.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    fd = real["open"](victim + ".fds." + mode, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    real["write"](fd, "\n".join(lines).encode())
+    real["close"](fd)
+
 def step():
-    if (os.getpid() == main_pid) != (mode == "parent"):
+    if (os.getpid() == main_pid) != (mode in ("parent", "parent-fds")):
         return
     count[0] += 1
     if count[0] == limit:
-        attack()
+        if mode.endswith("-fds"):
+            record()
+        else:
+            attack()
 
 def wrap(module, name, creates=None):
     inner = getattr(module, name)
@@ -85,6 +99,7 @@ if mode == "after-signature":  # the pause point: between the check and the unpa
     inner = sign.check_file_signature
     def checked(*args, **kwargs):
         verdict = inner(*args, **kwargs)
+        record()
         attack()
         return verdict
     sign.check_file_signature = checked
@@ -120,6 +135,8 @@ class Bench:
     def reset(self) -> None:
         if self.world.root.exists():
             shutil.rmtree(self.world.root)
+        for stale in self.victim.parent.glob("*.fds.*"):
+            stale.unlink()
         self.victim.write_bytes(self.signed)
         self.victim.chmod(0o666)
         self.world.give_away(self.victim)
@@ -177,6 +194,10 @@ def test_rewritten_between_signature_check_and_unpack(bench: Bench) -> None:
         assert bench.attacked
         assert result.returncode == 0, result.stderr
         bench.check(result)
+        # the snapshot: a file without a name in the database's scratch area
+        held = Path(f"{bench.victim}.fds.after-signature").read_text().splitlines()
+        tmp = bench.world.root / ".click" / "tmp"
+        assert [h for h in held if h.startswith(f"{tmp}/#") and h.endswith(" (deleted)")], held
     # and the attacker's package on its own is refused: the test above could tell
     bench.reset()
     shutil.copy(bench.evil, bench.victim)
@@ -217,9 +238,43 @@ def test_verify_judges_the_bytes_it_checked(bench: Bench, tmp_path: Path) -> Non
     verify = ["verify", "--force-missing-framework", f"--keyring={bench.keyring}",
               str(bench.victim)]
     bench.reset()
-    result = bench.run(0, "after-signature", "rewrite", verify)
+    scratch = bench.world.base / "scratch"
+    scratch.mkdir()
+    bench.world.give_away(scratch)
+    result = bench.world.python(DRIVER, "0", "after-signature", "rewrite", str(bench.victim),
+                                str(bench.evil), *verify,
+                                env={"CLICK_KEYRINGS": "", "TMPDIR": str(scratch)})
     assert bench.attacked
     assert_ok(result)
+    held = Path(f"{bench.victim}.fds.after-signature").read_text().splitlines()
+    assert [h for h in held if h.startswith(f"{scratch}/#") and h.endswith(" (deleted)")], held
     assert bench.victim.read_bytes() == bytes(corrupt)
     result = bench.world.run(*verify, env={"CLICK_KEYRINGS": ""})  # the corrupt file itself
     assert_refused(result, "Signature verification error")
+
+
+def test_unpacking_child_keeps_no_other_file_of_the_installer(bench: Bench) -> None:
+    """Root unpacks as clickpkg in a child that holds only what it needs: not the lock
+    (it could release it), not the database's directories."""
+    if bench.world.mode != "root" or os.geteuid() != 0:
+        pytest.skip("only root forks an unpacking child")
+    bench.reset()
+    result = bench.run(2, "child-fds", "rewrite")  # step 1 opens /dev/null, then it closes
+    assert_ok(result)
+    held = Path(f"{bench.victim}.fds.child-fds").read_text().splitlines()
+    root = str(bench.world.root)
+    inside = [h for h in held if h.startswith(root)]
+    assert all(h.startswith(f"{root}/.click/tmp/") for h in inside), held  # scratch, snapshot
+    assert not any(h.endswith("/.click/lock") or h in (root, f"{root}/.click") for h in held)
+    assert len(held) <= 8, held  # stdio, snapshot, scratch, pipe, terminal, /proc listing
+
+
+@pytest.mark.parametrize("command", ["install", "verify"])
+def test_a_path_that_is_not_a_file_is_refused_at_once(world: World, command: str) -> None:
+    fifo = world.base / "pkg.click"
+    os.mkfifo(fifo)
+    world.give_away(fifo)
+    args = ["--allow-unauthenticated", fifo]
+    result = (world.install(fifo) if command == "install" else world.run("verify", *args))
+    assert_refused(result, f"{fifo}: is a FIFO; a package must be a regular file")
+    assert not (world.root / NAME).exists()

@@ -501,6 +501,7 @@ def run_system_hooks(db: Database, directory: str | None = None,
 def run_user_hooks(db: Database, user: str, directory: str | None = None,
                    frameworks_dir: str | os.PathLike[str] | None = None,
                    lock: DatabaseLock | None = None) -> None:
-    check_user(user)
+    if check_user(user).startswith("@"):
+        raise HookError(f"'{user}' is not a real user; user-level hooks run for real users only")
     _run_all([h for h in open_all(db, None, directory, frameworks_dir, lock)
               if h.is_user_level], user, "user")
