@@ -116,11 +116,12 @@ def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
 class Dir:
     """A directory of a database, open by descriptor, and the path it is shown by."""
 
-    __slots__ = ("fd", "path")
+    __slots__ = ("fd", "path", "_pid")
 
     def __init__(self, fd: int, path: str) -> None:
         self.fd = fd
         self.path = path
+        self._pid = os.getpid()
 
     @classmethod
     def open_root(cls, path: str) -> Dir | None:
@@ -147,8 +148,11 @@ class Dir:
         self.close()
 
     def __del__(self) -> None:
+        # Only in the process that opened it: a forked child (the unpacker) closed the
+        # inherited numbers, which may name its own files by now.
         try:
-            self.close()
+            if self._pid == os.getpid():
+                self.close()
         except (OSError, AttributeError):
             pass
 
