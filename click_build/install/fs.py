@@ -116,7 +116,7 @@ def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
 class Dir:
     """A directory of a database, open by descriptor, and the path it is shown by."""
 
-    __slots__ = ("fd", "path", "_pid")
+    __slots__ = ("_pid", "fd", "path")
 
     def __init__(self, fd: int, path: str) -> None:
         self.fd = fd
