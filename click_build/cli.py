@@ -90,7 +90,7 @@ def print_error(error: ClickError, where: str = "") -> None:
     for line in error.lines():
         if where and not line.startswith(where):
             line = f"{where}: {line}"
-        sys.stderr.write(f"{PROG}: error: {line}\n")
+        sys.stderr.write(f"{PROG}: error: {_one_line(line)}\n")
 
 
 def _die_of_sigpipe() -> NoReturn:
@@ -165,6 +165,12 @@ def _print_dir(which: str) -> int:
     return 1
 
 
+def _one_line(text: str) -> str:
+    """An error stays one line whatever names it quotes: control characters escaped."""
+    controls = [*range(0x20), *range(0x7F, 0xA0)]
+    return text.translate({c: repr(chr(c))[1:-1] for c in controls})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
@@ -192,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _die_of_sigpipe()
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        sys.stderr.write(f"{PROG}: error: {where}{e.strerror or e}\n")
+        sys.stderr.write(f"{PROG}: error: {_one_line(f'{where}{e.strerror or e}')}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

@@ -112,14 +112,15 @@ def _info(args: argparse.Namespace, path: str) -> int:
     """As the original: a registered name first, then a .click file, then a path
     inside an installed package."""
     from ..errors import ClickError
+    from ..install.names import component_problem
     from ..package import open_click
-    from .install import dump_json
+    from .install import dump_json, open_db
 
-    if "/" not in path:
+    db = open_db(args)  # checks --user
+    if "/" not in path and component_problem(path) is None:
         from ..install.users import Registry
-        from .install import open_db
 
-        registry = Registry(open_db(args), args.user)
+        registry = Registry(db, args.user)
         if registry.has_package_name(path):
             dump_json(registry.get_manifest(path))
             return 0
@@ -167,16 +168,14 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace, path: str) -> int:
-    from ..errors import PackageError
     from ..frameworks import frameworks_dir
     from ..package import audit, open_click
+    from ..pkgfile import private_copy
     from ..sign import check_file_signature
 
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise PackageError(f"{path}: cannot open: {e.strerror}") from None
-    with f:  # one open file: the bytes whose signature is checked are the bytes audited
+    # One private snapshot: the bytes whose signature is checked are the bytes audited,
+    # whatever happens to the file meanwhile.
+    with private_copy(path) as f:
         check_file_signature(f, args.keyring, args.allow_unauthenticated)
         with open_click(f) as pkg:
             audit(pkg, frameworks_dir(args.frameworks_dir), args.force_missing_framework)

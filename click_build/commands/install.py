@@ -40,8 +40,13 @@ def _add_hook_dirs(p: argparse.ArgumentParser) -> None:
 
 
 def open_db(args: argparse.Namespace) -> Any:
+    """The databases a command works on; ``--user`` is checked here, for every command."""
     from ..install.database import open_database
 
+    if getattr(args, "user", None) is not None:
+        from ..install.names import check_user
+
+        check_user(args.user)
     return open_database(args.root, args.databases_dir)
 
 
@@ -223,9 +228,11 @@ def run_pkgdir(args: argparse.Namespace) -> int:
     if "/" in args.name:
         print(find_package_directory(args.name))
     else:
+        from ..install.names import check_package
         from ..install.users import Registry
 
-        print(Registry(open_db(args), args.user).get_path(args.name))
+        db = open_db(args)
+        print(Registry(db, args.user).get_path(check_package(args.name)))
     return 0
 
 
@@ -254,18 +261,13 @@ def run_hook(args: argparse.Namespace) -> int:
     if args.subcommand in ("install", "remove"):
         if not args.hook:
             raise ConfigError(f"hook {args.subcommand}: need hook name")
-        from ..install.hooks import open_hook
-
-        hook = open_hook(installer.db, args.hook, installer.hooks_dir, installer.frameworks_dir)
-        getattr(hook, args.subcommand)(None)
+        installer.run_hook(args.hook, args.subcommand)
     elif args.subcommand == "run-system":
         installer.run_system()
     else:
-        from ..install.hooks import run_user_hooks
         from ..install.users import current_user_name
 
-        run_user_hooks(installer.db, args.user or current_user_name(), installer.hooks_dir,
-                       installer.frameworks_dir)
+        installer.run_user(args.user or current_user_name())
     return 0
 
 
