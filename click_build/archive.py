@@ -316,10 +316,6 @@ class GzipBlockWriter(io.RawIOBase):
 _GNU_MAGIC = b"ustar  \0"
 
 
-def _tar_str(value: bytes, length: int) -> bytes:
-    return value[:length] + b"\0" * (length - len(value))
-
-
 def _tar_num(n: int, digits: int) -> bytes:
     """An octal field, or GNU base-256 when the value does not fit (as tarfile)."""
     if 0 <= n < 8 ** (digits - 1):
@@ -329,14 +325,18 @@ def _tar_num(n: int, digits: int) -> bytes:
     raise ArchiveError(f"value {n} does not fit a tar header field")
 
 
+#: name mode uid gid size mtime checksum type linkname magic uname gname, then zeros
+#: (devmajor, devminor, prefix, padding); "s" fields are cut or NUL-padded to length.
+_TAR_FIELDS = struct.Struct("100s8s8s8s12s12s8sc100s8s32s32s183x")
+_ZERO_ID = b"0000000\0"
+
+
 def _tar_block(name: bytes, kind: bytes, mode: int, size: int, mtime: int, linkname: bytes,
                owner: bytes) -> bytes:
-    head = b"".join((
-        _tar_str(name, 100), _tar_num(mode & 0o7777, 8), _tar_num(0, 8), _tar_num(0, 8),
-        _tar_num(size, 12), _tar_num(mtime, 12), b" " * 8, kind, _tar_str(linkname, 100),
-        _GNU_MAGIC, _tar_str(owner, 32), _tar_str(owner, 32), b"\0" * 171,
-    )).ljust(TAR_BLOCK, b"\0")
-    checksum = 256 + sum(head[:148]) + sum(head[156:])
+    head = _TAR_FIELDS.pack(name, _tar_num(mode & 0o7777, 8), _ZERO_ID, _ZERO_ID,
+                            _tar_num(size, 12), _tar_num(mtime, 12), b" " * 8, kind, linkname,
+                            _GNU_MAGIC, owner, owner)
+    checksum = sum(head)  # the checksum field counts as eight spaces
     return head[:148] + b"%06o\0" % checksum + head[155:]
 
 
