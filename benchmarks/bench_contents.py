@@ -111,6 +111,7 @@ def main() -> int:
             same = "the same" if found[0] == found[1] else "DIFFERENT"
             print(f"listings: {same} ({found[0][0]:,} and {found[1][0]:,} lines)")
         with Runner() as runner:
+            runner.describe()
             results = benchlib.interleave(runner, tools, args.runs, "contents")
         original = "click contents" in results
         benchlib.table(f"contents of {args.members:,} members", results,
