@@ -164,12 +164,26 @@ def install_click_build(work: Path) -> Path:
     ``click`` runs on.  Reused (under ``--keep``) only while the wheel is the same.
     """
     wheels = work / "wheel"
-    shutil.rmtree(wheels, ignore_errors=True)
+    source = work / "source"  # setuptools builds in the source tree: not in the checkout
+    for stale in (wheels, source):
+        shutil.rmtree(stale, ignore_errors=True)
+    skip = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info",
+                                  "__pycache__", ".*_cache", ".hypothesis", "demo")
+    work_dir = work.resolve()
+    shutil.copytree(REPO, source, ignore=lambda folder, names: {
+        *skip(folder, names), *(n for n in names if Path(folder, n).resolve() == work_dir)})
     env = clean_env()
-    isolation = ["--no-build-isolation"] if _has_setuptools() else []
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation,
-                    "-w", str(wheels), str(REPO)], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    # As the README tells users: `pip wheel .` (build isolation fetches the setuptools
+    # pyproject.toml asks for); offline, the setuptools of this interpreter.
+    for extra in ([], ["--no-build-isolation"]):
+        built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *extra,
+                                "-w", str(wheels), str(source)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if built.returncode == 0:
+            break
+    else:
+        raise SystemExit(f"cannot build a wheel of {REPO}:\n{built.stderr[-3000:]}")
+    shutil.rmtree(source)
     (wheel,) = wheels.glob("click_build-*.whl")
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     venv = work / "venv"
@@ -189,14 +203,6 @@ def install_click_build(work: Path) -> Path:
         raise SystemExit("the wheel install has no compiled .pyc files")
     stamp.write_text(digest)
     return script
-
-
-def _has_setuptools() -> bool:
-    try:
-        import setuptools  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 @dataclass

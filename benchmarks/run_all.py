@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the benchmarks behind issue 15's targets and print one table of verdicts.
 
-    python3 benchmarks/run_all.py [--keep DIR] [--quick]
+    python3 benchmarks/run_all.py [--keep DIR] [--quick] [--levels 1,6]
 
 Runs bench_build.py, bench_install.py and bench_contents.py one after the other
 (each prints its own figures and how it made the comparison fair), then the
@@ -26,6 +26,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--keep", type=Path, help="work in DIR/<script> and keep it")
     parser.add_argument("--quick", action="store_true", help="every script in its quick mode")
+    parser.add_argument("--click-build", type=Path, help="passed on to every script")
+    parser.add_argument("--levels", help="passed on to bench_build.py (-z levels to time too)")
     args = parser.parse_args()
     rows = []
     failed = []
@@ -37,6 +39,10 @@ def main() -> int:
                 cmd += ["--keep", str(args.keep / Path(script).stem)]
             if args.quick:
                 cmd.append("--quick")
+            if args.click_build:
+                cmd += ["--click-build", str(args.click_build)]
+            if args.levels and script == "bench_build.py":
+                cmd += ["--levels", args.levels]
             print(f"\n===== {' '.join(cmd[1:])}", flush=True)
             if subprocess.run(cmd).returncode != 0:
                 failed.append(script)

@@ -6,9 +6,9 @@ are used), so figures taken on two machines measure the same input.
 
 The text is generated from templates with a vocabulary of identifiers and
 English prose, so it compresses like real app source (gzip -9 shrinks it about
-4.5 to 5 times, as it does the QML and JavaScript that Qt and Lomiri ship),
-not like random bytes (which do not compress) nor like a handful of repeated
-words (which compress far better and faster than real code).
+4 times; the QML and JavaScript that Qt and Lomiri ship, about 5 times), not
+like random bytes (which do not compress) nor like a handful of repeated words
+(which compress far better, and at level 9 far slower, than real code).
 """
 
 from __future__ import annotations

@@ -38,45 +38,46 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield script
 
 
-def run_quick(script: str, click_build: Path, tmp_path: Path, *extra: str) -> str:
+@pytest.mark.xdist_group("system")  # bench_install's desktop hook writes into root's home
+def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
+    """README's command in its quick form: bench_build, bench_install and bench_contents,
+    then one table of targets (none judged in quick mode).  public_tmp: clickpkg, which
+    the original installs as, must be able to enter the work folder."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
-        [sys.executable, str(BENCH / script), "--quick", "--click-build", str(click_build),
-         "--keep", str(tmp_path / "work"), "--json", str(tmp_path / "verdicts.json"), *extra],
-        capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "How the comparison is made fair" in proc.stdout
-    return proc.stdout
-
-
-def test_bench_build(installed: Path, tmp_path: Path) -> None:
-    out = run_quick("bench_build.py", installed, tmp_path, "--levels", "1")
+        [sys.executable, str(BENCH / "run_all.py"), "--quick", "--click-build", str(installed),
+         "--keep", str(public_tmp)], capture_output=True, text=True, env=env, timeout=600)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert out.count("How the comparison is made fair") == 3
+    assert "Issue 15 targets" in out and "FAILED" not in out
+    # bench_build
     for line in ("Trivial app", "click build", "dpkg-deb -Zgzip -b", "text tree (quick)",
-                 "mixed tree (quick)", "click-build build -z 1", "peak memory of click-build"):
-        assert line in out, out
-    assert "data.tar.gz" in out
-
-
-@pytest.mark.xdist_group("system")  # the desktop hook writes into root's home
-def test_bench_install(installed: Path, public_tmp: Path) -> None:
-    out = run_quick("bench_install.py", installed, public_tmp)  # clickpkg must enter it
+                 "mixed tree (quick)", "data.tar.gz", "peak memory of click-build"):
+        assert line in out, line
+    # bench_install
     if os.geteuid() == 0 and shutil.which("unshare"):
         assert "installer overhead: no hooks for either tool" in out
         assert "with system hooks for both tools" in out
-    assert "with 5 apps present vs empty" in out
-    assert "list of 6 apps" in out
-
-
-def test_bench_contents(installed: Path, tmp_path: Path) -> None:
-    out = run_quick("bench_contents.py", installed, tmp_path)
+    assert "with 5 apps present vs empty" in out and "list of 6 apps" in out
+    # bench_contents
     assert "contents of 2,000 members" in out
     if shutil.which("click"):
         assert "listings: the same" in out
 
 
+def test_bench_build_levels(installed: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "bench_build.py"), "--quick", "--no-original",
+         "--click-build", str(installed), "--keep", str(tmp_path), "--levels", "1"],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "click-build build -z 1: time" in proc.stdout
+
+
 def test_bench_review(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(BENCH / "bench_review.py"), "--quick"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_review.py"), "--quick",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "review / read" in proc.stdout
 
