@@ -82,6 +82,13 @@ def test_bench_review(tmp_path: Path) -> None:
     assert "review / read" in proc.stdout
 
 
+def test_profile_build(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(BENCH / "profile_build.py"), "--tree", "quick",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "workers' deflate" in proc.stdout and "store probe" in proc.stdout
+
+
 def test_trees_are_deterministic_and_text_compresses_like_source(tmp_path: Path) -> None:
     """The same seed gives the same bytes; the text tree compresses like app source
     (gzip -9 ratio about 4-5, as Qt's own QML and JS), not like random or repeated words."""
