@@ -43,6 +43,18 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "-o", "--output-dir", metavar="DIR", default=".",
         help="write the result into DIR, made if missing (default: the current directory)",
     )
+    parser.add_argument(
+        "-z", "--compression-level", metavar="N", type=_level, default=None,
+        help="gzip level from 0 (no compression, fastest) to 9 (smallest, the default, "
+             "as dpkg-deb -Zgzip); the output stays reproducible at every level",
+    )
+
+
+def _level(text: str) -> int:
+    if not (text.isdigit() and text.isascii() and 0 <= int(text) <= 9):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a compression level: use a whole number from 0 to 9")
+    return int(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -78,7 +90,7 @@ def _check_directory(directory: str) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import build_click, stage_tree
+    from ..build import COMPRESS_LEVEL, build_click, stage_tree
     from ..manifest import load_manifest
 
     _check_directory(args.directory)
@@ -89,7 +101,8 @@ def run_build(args: argparse.Namespace) -> int:
         exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
     )
     os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
-    path = build_click(manifest, entries, args.output_dir)
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
+    path = build_click(manifest, entries, args.output_dir, level=level)
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     if args.validate:
@@ -108,7 +121,7 @@ def _review(path: str) -> None:
 
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import SOURCE_IGNORES, build_source, stage_tree
+    from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
     from ..manifest import load_manifest
 
     _check_directory(args.directory)
@@ -116,7 +129,8 @@ def run_buildsource(args: argparse.Namespace) -> int:
     manifest = load_manifest(manifest_path)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
     os.makedirs(args.output_dir, exist_ok=True)
-    path = build_source(manifest, manifest_path, entries, args.output_dir)
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
+    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )
