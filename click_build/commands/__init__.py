@@ -21,7 +21,7 @@ __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
 MODULES = ("build", "inspect", "install", "new", "sign", "review", "cmake_helper", "merge",
-           "completion")
+           "completion", "i18n")
 
 #: Command name -> the module that registers it.
 COMMANDS = {
@@ -30,7 +30,7 @@ COMMANDS = {
     "install": "install", "list": "install", "pkgdir": "install", "register": "install",
     "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
     "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
-    "merge": "merge", "completion": "completion",
+    "merge": "merge", "completion": "completion", "i18n": "i18n",
 }
 
 
