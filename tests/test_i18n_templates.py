@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, need, run
+from conftest import CLICK_BUILD, ROOT, need, run
 from test_i18n import catalog, entries, header, translate, unpacked
 from test_templates import new, project_of
 from user_env import UserEnv, shell_blocks, user_env  # noqa: F401  (the fixture)
@@ -170,6 +170,56 @@ def test_cpp_template_wurfler_survives_pot_msginit_and_build(tmp_path: Path) -> 
     assert "Name[de]=Würfler\nName=Tea Timer\n" in desktop
     binary = tree / "lib" / TRIPLET / "bin" / "tea-timer"
     assert '"Würfler": (' in window_titles([str(binary)], tree, "Würfler", "de", tmp_path)
+
+
+def fill_in(po: Path, snippet: str) -> None:
+    """Write a page's example translations into a catalog, as a translator would."""
+    text = po.read_text(encoding="utf-8")
+    for block in snippet.strip().split("\n\n"):
+        lines = block.splitlines()
+        where = next(line for line in lines if line.startswith("#: "))
+        ids = [line for line in lines if line.startswith("msgid")]
+        strs = [line for line in lines if line.startswith("msgstr")]
+        empty = [line.split(" ", 1)[0] + ' ""' for line in strs]
+        old = "\n".join([where, *ids, *empty]) + "\n"
+        assert old in text, (old, text)  # the page shows the catalog as it is
+        text = text.replace(old, "\n".join([where, *ids, *strs]) + "\n")
+    po.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_translations_page_runs_as_pasted(user_env: UserEnv, tmp_path: Path) -> None:  # noqa: F811
+    """docs/translations.md, pasted block by block from the wheel, in a user's home."""
+    page = (ROOT / "docs" / "translations.md").read_text(encoding="utf-8")
+    blocks = shell_blocks(page)
+    assert len(blocks) == 4
+    home = tmp_path / "home"
+    home.mkdir()
+    cache = os.path.expanduser("~/.cache/pip")
+
+    def paste(block: str, cwd: Path) -> str:
+        return user_env.sh(block, cwd, HOME=str(home), PIP_CACHE_DIR=cache).stdout
+
+    paste("pip install build", home)
+    paste(blocks[0], home)
+    project = home / "tea-timer"
+    snippet = page.split("```po\n", 1)[1].split("```", 1)[0]
+    fill_in(project / "po" / "de.po", snippet)
+
+    out = paste(blocks[1], project)
+    assert 'msgid "Tea Timer"\nmsgstr "Teekocher"\n' in out
+    assert 'msgstr[0] "%1-mal getippt"' in out
+    assert "Name[de]=Teekocher\n" in out
+
+    shown = windows(["bash", "-c", blocks[2]], project, user_env.env(HOME=str(home)),
+                    "Teekocher", tmp_path)
+    assert '"Teekocher": (' in shown, shown
+
+    main = project / "qml" / "Main.qml"
+    main.write_text(main.read_text().replace('i18n.tr("Tap me")', 'i18n.tr("Tap here")'))
+    paste(blocks[3], tmp_path)
+    po = (project / "po" / "de.po").read_text(encoding="utf-8")
+    assert 'msgid "Tap here"\nmsgstr ""\n' in po and 'msgstr "Teekocher"' in po
 
 
 @pytest.mark.slow
