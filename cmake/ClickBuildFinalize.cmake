@@ -88,47 +88,32 @@ function(_click_finalize_translations)
   endif()
   set_property(GLOBAL PROPERTY _CLICK_LINGUAS_DIR "${linguas_dir}")
 
-  # The .pot template, written next to the .po files for translators.
+  # The .pot template, written next to the .po files for translators by the extraction
+  # of `click-build i18n` (Lomiri's and Qt's keywords, QML read as JavaScript, UTF-8).
   set(pot "${po_dir}/${domain}.pot")
-  set(keywords
-    --keyword=tr:1,1t --keyword=tr:1,2,3t --keyword=ctr:1c,2,2t --keyword=dtr:2,2t
-    --keyword=dtr:2,3,4t --keyword=dctr:2c,3,3t --keyword=qsTr:1 --keyword=qsTrId:1
-    --keyword=qsTranslate:1c,2 --keyword=QT_TR_NOOP:1 --keyword=QT_TRANSLATE_NOOP:1c,2
-    --keyword=_ --keyword=N_)
-  set(commands "")
-  set(join "")
-  set(relative "")
+  set(files "")
   foreach(source IN LISTS sources)
     file(RELATIVE_PATH rel "${source_dir}" "${source}")
-    list(APPEND relative "${rel}")
+    list(APPEND files "${rel}")
   endforeach()
-  if(relative)
-    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}"
-      --from-code=UTF-8 --language=C++ --qt --add-comments=TRANSLATORS ${keywords}
-      "--package-name=${domain}" --sort-by-file ${relative})
-    set(join --join-existing)
-  endif()
   get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
-  set(desktop "")
   foreach(entry IN LISTS hooks)
     string(REPLACE "|" ";" entry "${entry}")
     list(GET entry 1 hook)
     list(GET entry 4 original)
     if(hook STREQUAL "desktop")
       file(RELATIVE_PATH rel "${source_dir}" "${original}")
-      list(APPEND desktop "${rel}")
+      list(APPEND files "${rel}")
     endif()
   endforeach()
-  if(desktop)
-    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}" ${join}
-      --from-code=UTF-8 --language=Desktop "--package-name=${domain}" ${desktop})
-  endif()
-  if(NOT commands)
+  if(NOT files)
     message(FATAL_ERROR
       "click_translations(${domain}): nothing to translate; list the QML, JavaScript and "
       "C++ files with SOURCES (or add a DESKTOP file with click_add_hook())")
   endif()
-  add_custom_target("${pot_target}" ${commands}
+  add_custom_target("${pot_target}"
+    COMMAND "${Python3_EXECUTABLE}" -m click_build i18n extract --project "${source_dir}"
+            --domain "${domain}" --output "${pot}" ${files}
     WORKING_DIRECTORY "${source_dir}"
     COMMENT "Extracting translatable strings into ${pot}"
     VERBATIM)

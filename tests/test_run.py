@@ -28,7 +28,7 @@ from click_build.run.launcher import expand_exec
 
 TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
 #: What qmlscene and a QQuickView title their window, per template (NAME = package name).
-WINDOW_TITLES = {"qml": "qmlscene: mainView", "python": "qmlscene: mainView", "cpp": "{name}"}
+WINDOW_TITLES = {"qml": "Tea Timer", "python": "Tea Timer", "cpp": "Tea Timer"}
 #: Lines that mean the app's own QML (or its Python) failed.
 APP_ERRORS = re.compile(r"is not installed|ReferenceError|TypeError|SyntaxError|"
                         r"Cannot assign|failed to load|Python error|Traceback")

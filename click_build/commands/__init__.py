@@ -21,7 +21,7 @@ __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
 MODULES = ("build", "inspect", "install", "new", "run", "device", "sign", "review", "cmake_helper",
-           "merge", "completion")
+           "merge", "completion", "i18n")
 
 #: Command name -> the module that registers it.
 COMMANDS = {
@@ -31,6 +31,7 @@ COMMANDS = {
     "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
     "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
     "merge": "merge", "completion": "completion", "run": "run", "device": "device",
+    "i18n": "i18n",
 }
 
 

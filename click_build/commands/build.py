@@ -102,7 +102,12 @@ def run_build(args: argparse.Namespace) -> int:
     )
     os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
-    path = build_click(manifest, entries, args.output_dir, level=level)
+    # i18n: DIRECTORY/po/*.po -> .mo files and translated desktop files. Moves into the
+    # finishing stage (finish.py) when it merges.
+    from ..i18n import translated
+
+    with translated(entries, manifest, os.path.join(args.directory, "po")) as entries:
+        path = build_click(manifest, entries, args.output_dir, level=level)
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     if args.validate:
