@@ -387,6 +387,27 @@ def test_template_app_shows_its_window(public_tmp: Path, display: str, kind: str
 
 
 @pytest.mark.slow
+def test_translated_app_shows_its_german_title(public_tmp: Path, display: str) -> None:
+    """LANGUAGE passes through, and the launcher's APP_DIR finds share/locale."""
+    from test_i18n import translate
+
+    new(public_tmp / "src", "qml", {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    run([*CLICK_BUILD, "i18n", "init", "de"], cwd=project)
+    translate(project / "po" / "de.po", {"Tea Timer": "Teekocher"})
+    for language, title in (("de", "Teekocher"), ("", "Tea Timer")):
+        code, _, err, seen = run_watching_windows(
+            ["run", "--timeout", "5", str(project)],
+            {"DISPLAY": display, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
+             "LANGUAGE": language, "LANG": "C.UTF-8"},
+            display, public_tmp)
+        assert code == 0, err
+        titles = {t for t, _ in seen}
+        assert title in titles, (language, sorted(seen))
+        assert ({"Teekocher", "Tea Timer"} - {title}).isdisjoint(titles), sorted(seen)
+
+
+@pytest.mark.slow
 def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: Path) -> None:
     new(public_tmp / "src", "html5", {"title": "Tea Timer", "namespace": "jane"})
     project = project_of(public_tmp / "src")
