@@ -10,6 +10,8 @@ whichever route built it.  In order:
    :func:`declared_architecture`);
 2. decide the architecture from the ELF files (:func:`decide_architecture`);
 3. fill the manifest's placeholders and the AppArmor ``policy_version``;
+   compile the translations (``po/LANG.po`` -> ``share/locale``, translated
+   desktop files: :mod:`click_build.i18n`);
 4. check the hook targets and every folder the desktop files, the hooks and
    the QML entry point refer to (:func:`~click_build.tree_checks.check_tree`):
    a package that silently lost one is never written;
@@ -29,7 +31,7 @@ import tempfile
 
 from . import _console
 from ._record import Record
-from .build import Entry, build_click, check_output_dir
+from .build import COMPRESS_LEVEL, Entry, build_click, check_output_dir
 from .elf import ARCH_TRIPLETS, scan_elf
 from .errors import BuildError, ConfigError
 from .framework_table import DEFAULT_FRAMEWORK, framework_facts
@@ -102,6 +104,10 @@ class Target(Record):
     rewrite_framework: bool = False
     #: Appended to the final version (``~2004``): several frameworks, one version each.
     version_suffix: str = ""
+    #: A folder whose ``LANG.po`` files are compiled into the package (see
+    #: :func:`click_build.i18n.translate`); "" for none (CMake's click_translations() does it).
+    po_dir: str = ""
+    level: int = COMPRESS_LEVEL  # gzip level of the archives (0-9)
 
 
 class Prepared(Record):
@@ -204,13 +210,16 @@ def declared_architecture(explicit: object, manifest_value: object, label: str,
     return setting if setting is not None else from_manifest
 
 
-def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str) -> Arch:
+def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str,
+                        one: bool = False) -> Arch:
     """The package's architecture from what was declared and what was compiled.
 
     The one place that decides it.  An ARM file without a float ABI fits
     armhf and armel; undeclared, it is armhf, the ARM architecture of Ubuntu
     Touch devices.  A machine the ELF table does not know is reported, never
-    guessed.
+    guessed.  ``one``: code for several architectures is refused (a build
+    that compiled for one architecture and staged another's code), not made
+    a fat package.
     """
     arcname = {e.source: e.arcname for e in entries if e.source}
     code = {arcname[path]: info for path, info in scan_elf(
@@ -229,6 +238,12 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
         archs = sorted(definite)
         if not archs:
             return "all"
+        if one and len(archs) > 1:
+            examples = ", ".join(
+                f"{min(path for path, info in code.items() if arch in info.arches)} ({arch})"
+                for arch in archs)
+            raise BuildError(f"{where}: architecture: the tree holds code for several "
+                             f"architectures: {examples}; install the code of one")
         return archs[0] if len(archs) == 1 else archs
     allowed = set(declared if isinstance(declared, list) else [declared])
     for path, info in sorted(code.items()):
@@ -255,6 +270,11 @@ class _Scratch:
         self.made: str | None = None
 
     def file(self, rel: str) -> str:
+        dest = os.path.join(self.folder(), rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        return dest
+
+    def folder(self) -> str:
         if self.made is None:
             if self._path is None:
                 self.made = tempfile.mkdtemp(prefix=".click-build-", dir=self._near)
@@ -264,9 +284,7 @@ class _Scratch:
                 shutil.rmtree(self._path, ignore_errors=True)
                 os.makedirs(self._path)
                 self.made = self._path
-        dest = os.path.join(self.made, rel)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        return dest
+        return self.made
 
     def remove(self) -> None:
         if self.made is not None:
@@ -320,7 +338,7 @@ def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
                and _concrete_architecture(target.architecture) is None)
     declared = declared_architecture(target.architecture, None if guessed else written, label,
                                      target.origin)
-    final = decide_architecture(declared, entries, label)
+    final = decide_architecture(declared, entries, label, one=guessed)
     single = final if isinstance(final, str) else ""
     values = variables(single, ARCH_TRIPLETS.get(single, ""), facts, target.version,
                        target.name)
@@ -340,6 +358,11 @@ def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
     for warning in manifest.warnings:
         _console.warn(warning)
     filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, replaces)
+    if target.po_dir:
+        from .i18n import catalogs, translate
+
+        if catalogs(target.po_dir):  # gettext's tools and a folder only when there are some
+            filled = translate(filled, manifest, target.po_dir, scratch.folder())
     check_tree(manifest, filled, label, place, fix)
     size = source.counted if source.counted is not None else source.size
     if size is None:  # a template or a table: the manifest.json it stands for
@@ -410,7 +433,7 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     try:
         prepared = _prepare(source, entries, target, generated, "the package", "")
         path = build_click(prepared.manifest, prepared.entries, outdir,
-                           manifest_size=prepared.manifest_size)
+                           manifest_size=prepared.manifest_size, level=target.level)
     finally:
         generated.remove()
     findings = review_built(path, target.review, target.review_switch)

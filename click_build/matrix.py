@@ -203,7 +203,8 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
     check_store_rules(prepared)
     results = []
     for plan, (label, p) in zip(plans, prepared):
-        path = build_click(p.manifest, p.entries, outdir, manifest_size=p.manifest_size)
+        path = build_click(p.manifest, p.entries, outdir, manifest_size=p.manifest_size,
+                           level=plan.target.level)
         size = os.path.getsize(path)
         try:
             findings = review_built(path, plan.target.review, plan.target.review_switch)

@@ -68,14 +68,16 @@ def test_click_build_build_fails_on_review_errors(tmp_path: Path) -> None:
 
 
 def test_strict_fails_on_warnings(tmp_path: Path) -> None:
-    """A deprecated framework is a warning: fine by default, fatal with --strict."""
+    """A description shorter than the app's name is a warning (the store's): fine by
+    default, fatal with --strict."""
     project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
     manifest = project / "manifest.json"
-    manifest.write_text(manifest.read_text().replace("ubuntu-sdk-20.04", "ubuntu-sdk-16.04"))
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps(dict(data, description="Hello")))
     for out in ("a", "b"):
         (tmp_path / out).mkdir()
     built = click_build("build", project, "-o", tmp_path / "a")
-    assert "[lint.framework-deprecated]" in built.stderr
+    assert "[lint.description-short]" in built.stderr
     only_click(tmp_path / "a")
     result = click_build("build", project, "-o", tmp_path / "b", "--strict", check=False)
     assert_one_error(result, "review: 1 warning", "errors and warnings")

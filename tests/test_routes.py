@@ -115,23 +115,10 @@ ROUTES = {
     "rcc-cmake": ("sdist", "cli"),
 }
 
-#: Cells that wait for the CMake module's own fixes (another branch): the lead removes
-#: these marks when that branch lands.
-AWAITING_CMAKE_MODULE = {
-    ("legacy-cmake", "cmake"): pytest.mark.xfail(
-        run=False, reason="needs the CMake module's DESTDIR staging: without it this "
-        "project's absolute install() destinations go to the build host's /"),
-    ("hello-cpp", "cmake"): pytest.mark.xfail(
-        strict=True, reason="needs the CMake module's default framework to be the "
-        "templates' (ubuntu-touch-24.04-1.x); it still defaults to ubuntu-sdk-20.04"),
-}
-
-
 def _cells() -> Iterator[object]:
     for project, routes in ROUTES.items():
         for route in routes:
-            marks = AWAITING_CMAKE_MODULE.get((project, route), ())
-            yield pytest.param(project, route, id=f"{project}-{route}", marks=marks)
+            yield pytest.param(project, route, id=f"{project}-{route}")
 
 
 def _the_click(outdir: Path) -> Path:

@@ -9,17 +9,17 @@ the CMake module run, so the three routes cannot disagree.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 from .. import _console
+from ..build import COMPRESS_LEVEL
 from ..elf import ARCH_TRIPLETS, host_architecture
 from ..errors import ConfigError, ManifestError
 from ..finish import Target, choose_framework, declared_architecture, finish
 from .appmanifest import find_manifest
 from .context import Context, work_dir
 from .kinds import resolve, stage
-from .settings import ConfigSettings, PrebuiltPython, Project, load_project
+from .settings import Project
 
 __all__ = ["build_package", "target_of"]
 
@@ -53,38 +53,19 @@ def _build_arch(kind: str, declared: Arch | None) -> str:
     return host_architecture() if kind == "cmake" else "all"
 
 
-def build_package(
-    project: Project | str | os.PathLike[str],
-    outdir: str | os.PathLike[str],
-    config_settings: ConfigSettings | None = None,
-    overrides: Mapping[str, object] | None = None,
-    python_build_lib: Path | None = None,
-    python_sources: tuple[str, ...] = (),
-    require_pyproject: bool = True,
-) -> Path:
-    """Build ``project`` into ``outdir``; return the .click path.
-
-    Pass a :class:`~.settings.Project` (from :func:`~.settings.load_project`).
-    The older form, a folder plus loading flags, is kept only until
-    ``bdist_click`` moves to ``build_package(load_project(...), outdir)``.
-    """
-    if not isinstance(project, Project):
-        project = load_project(project, config_settings, overrides=overrides,
-                               require_pyproject=require_pyproject)
-        if python_build_lib is not None:
-            from dataclasses import replace
-
-            project = replace(project, prebuilt=PrebuiltPython(python_build_lib,
-                                                               python_sources))
+def build_package(project: Project, outdir: str | os.PathLike[str],
+                  level: int = COMPRESS_LEVEL) -> Path:
+    """Build ``project`` (from :func:`~.settings.load_project`) into ``outdir``; return the
+    .click path.  ``level``: the gzip level (``click-build build -z``)."""
     from .matrix import build_matrix, wants_matrix
 
     if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
-        return build_matrix(project, outdir, target_of(project))[0]
+        return build_matrix(project, outdir, target_of(project)._replace(level=level))[0]
     kind = resolve(project)
     source = find_manifest(project, kind)
     peek = source.peek(placeholders=True) if source else {}
     label = source.label if source else "manifest.json"
-    target = target_of(project)
+    target = target_of(project)._replace(level=level)
     facts = choose_framework(target.framework, peek.get("framework"), label, SETTINGS)
     if target.framework or isinstance(peek.get("framework"), str):
         target = target._replace(framework=facts.framework)  # the choice holds for every step
@@ -93,6 +74,8 @@ def build_package(
     arch = _build_arch(kind, declared)
     if declared is None and kind == "cmake":  # CMake is told the host's; the code decides
         target = target._replace(guessed_architecture=arch)
+    if kind != "cmake":  # CMake projects compile theirs with click_translations()
+        target = target._replace(po_dir=str(project.root / "po"))
     shown = ", ".join(declared) if isinstance(declared, list) else arch
     _console.info(f"* Building {kind} app for {shown} ({facts.framework})")
     with work_dir(project, kind, arch) as work:

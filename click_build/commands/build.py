@@ -55,8 +55,20 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-o", "--output-dir", metavar="DIR", default=".",
-        help="write the result into DIR (default: the current directory)",
+        help="write the result into DIR, made if missing (default: the current directory)",
     )
+    parser.add_argument(
+        "-z", "--compression-level", metavar="N", type=_level, default=None,
+        help="gzip level from 0 (no compression, fastest) to 9 (smallest, the default, "
+             "as dpkg-deb -Zgzip); the output stays reproducible at every level",
+    )
+
+
+def _level(text: str) -> int:
+    if not (text.isdigit() and text.isascii() and 0 <= int(text) <= 9):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a compression level: use a whole number from 0 to 9")
+    return int(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -113,23 +125,26 @@ def _check_directory(directory: str) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import stage_tree
+    from ..build import COMPRESS_LEVEL, stage_tree
     from ..finish import Target, finish
     from ..placeholders import read_manifest_file
 
     _check_directory(args.directory)
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
     if is_project(args.directory):
-        path = _build_project(args)
+        path = _build_project(args, level)
     else:
         manifest_path = resolve_manifest(args.directory, args.manifest)
         source = read_manifest_file(manifest_path, manifest_path)
         source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
+        os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
         entries = stage_tree(
             args.directory, args.ignore,
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
         )
         review = args.review or os.environ.get("CLICK_BUILD_REVIEW") or "errors"
-        target = Target(review=review, origin="click-build build")
+        target = Target(review=review, origin="click-build build", level=level,
+                        po_dir=os.path.join(args.directory, "po"))  # DIRECTORY/po/*.po
         if args.framework:
             path = _build_frameworks(args, source, entries, target)
         else:
@@ -192,7 +207,7 @@ def is_project(directory: str) -> bool:
     return backend == "click_build.backend" or (isinstance(tool, dict) and "click-build" in tool)
 
 
-def _build_project(args: argparse.Namespace) -> str:
+def _build_project(args: argparse.Namespace, level: int) -> str:
     """``python -m build --wheel`` of the project, with the command's options as settings."""
     from dataclasses import replace
 
@@ -212,19 +227,22 @@ def _build_project(args: argparse.Namespace) -> str:
         changes["framework"] = ""
     if changes:
         project = replace(project, settings=replace(project.settings, **changes))  # type: ignore[arg-type]
-    return str(build_package(project, args.output_dir))
+    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+    return str(build_package(project, args.output_dir, level))
 
 
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import SOURCE_IGNORES, build_source, stage_tree
+    from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
     from ..manifest import load_manifest
 
     _check_directory(args.directory)
     manifest_path = resolve_manifest(args.directory, args.manifest)
     manifest = load_manifest(manifest_path)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
-    path = build_source(manifest, manifest_path, entries, args.output_dir)
+    os.makedirs(args.output_dir, exist_ok=True)
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
+    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )

@@ -2,8 +2,9 @@
 
 The sink sees every entry that the core audit (:func:`scan_data`) accepts.  It
 keeps the ELF header of every file (from the first chunk, which is read
-anyway), the modes, and the bytes of the few small files the checks parse
-(desktop entries, AppArmor and hook JSON).  Nothing else is held in memory.
+anyway), the modes, the bytes of the few small files the checks parse
+(desktop entries, AppArmor and hook JSON), and what the QML files and compiled
+code say (:mod:`.qml`, read line by line).  Nothing else is held in memory.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from .. import _console
 from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
+from .qml import QSETTINGS, QmlFacts, QmlScanner
 
 __all__ = ["MAX_PARSED_FILE", "Collected", "collect"]
 
@@ -36,6 +38,8 @@ class Collected:
         self.too_large: set[str] = set()
         self.hardlinks: dict[str, str] = {}
         self.qt: dict[str, tuple[int, int]] = {}  # ELF -> newest Qt linked
+        self.qml: dict[str, QmlFacts] = {}  # every .qml file
+        self.uses_qsettings = False  # some compiled code names QSettings
         self.order: list[str] = []  # every path, archive order
 
     def resolve(self, path: str) -> str | None:
@@ -96,18 +100,29 @@ class _Sink:
             keep = False
         if elf is not None:
             out.elf[entry.path] = elf
-        if keep or (elf is not None and elf.is_code):
+        code = elf is not None and elf.is_code
+        qml = QmlScanner() if entry.path.endswith(".qml") else None
+        if keep or code or qml is not None:
             parts, qt, tail = [first], set(_QT.findall(first)), first[-_QT_TAIL:]
+            settings = code and QSETTINGS in first
+            if qml is not None:
+                qml.feed(first)
             for chunk in chunks:
                 if keep:
                     parts.append(chunk)
-                if elf is not None:
+                if code:
                     qt.update(_QT.findall(tail + chunk))
+                    settings = settings or QSETTINGS in tail + chunk
                     tail = chunk[-_QT_TAIL:]
+                if qml is not None:
+                    qml.feed(chunk)
             if keep:
                 out.contents[entry.path] = b"".join(parts)
-            if elf is not None and qt:
+            if code and qt:
                 out.qt[entry.path] = max((int(a), int(b)) for a, b in qt)
+            out.uses_qsettings = out.uses_qsettings or settings
+            if qml is not None:
+                out.qml[entry.path] = qml.close()
         if self.progress is not None:
             self.progress.advance(entry.size >> 10)
 
@@ -124,6 +139,8 @@ class _Sink:
             out.elf[entry.path] = out.elf[entry.target]
         if entry.target in out.qt:
             out.qt[entry.path] = out.qt[entry.target]
+        if entry.target in out.qml and entry.path.endswith(".qml"):
+            out.qml[entry.path] = out.qml[entry.target]
 
 
 class _Capture:
