@@ -221,8 +221,10 @@ def test_click_build_framework_rewrites_the_manifest_consistently(tmp_path: Path
     out.mkdir()
     result = click_build("build", tree, "--framework", "ubuntu-sdk-20.04", "--framework",
                          "ubuntu-touch-24.04-1.x", "-o", out)
-    check_pair(out, "2.1")
+    by_fw = check_pair(out, "2.1")
     assert set(table_rows(result.stdout)) == {"ubuntu-sdk-20.04/all", "ubuntu-touch-24.04-1.x/all"}
+    for click in by_fw.values():
+        assert f"Successfully built package in '{out / click.name}'." in result.stdout
 
 
 def test_a_version_scheme_of_ones_own(tmp_path: Path) -> None:

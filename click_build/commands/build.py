@@ -132,7 +132,7 @@ def run_build(args: argparse.Namespace) -> int:
     _check_directory(args.directory)
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
     if is_project(args.directory):
-        path = _build_project(args, level)
+        paths = [_build_project(args, level)]
     else:
         manifest_path = resolve_manifest(args.directory, args.manifest)
         source = read_manifest_file(manifest_path, manifest_path)
@@ -146,16 +146,17 @@ def run_build(args: argparse.Namespace) -> int:
         target = Target(review=review, origin="click-build build", level=level,
                         po_dir=os.path.join(args.directory, "po"))  # DIRECTORY/po/*.po
         if args.framework:
-            path = _build_frameworks(args, source, entries, target)
+            paths = _build_frameworks(args, source, entries, target)
         else:
-            path = finish(source, entries, args.output_dir, target).path
-    shown = os.path.join(args.output_dir, os.path.basename(path))
-    _console.info(f"Successfully built package in '{shown}'.")
+            paths = [finish(source, entries, args.output_dir, target).path]
+    for path in paths:  # one line per package, as the original prints for its one
+        shown = os.path.join(args.output_dir, os.path.basename(path))
+        _console.info(f"Successfully built package in '{shown}'.")
     return 0
 
 
 def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries: list[Entry],
-                      target: Target) -> str:
+                      target: Target) -> list[str]:
     """One package per ``--framework``, through the core's several-targets build."""
     import re
     import tempfile
@@ -176,7 +177,7 @@ def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries:
             version_suffix=suffix_for(fw, frameworks, version)),
             os.path.join(scratch, str(i))) for i, fw in enumerate(frameworks)]
         built = build_targets(plans, args.output_dir)
-    return built[0].path
+    return [b.path for b in built]
 
 
 def _manifests_in_tree(directory: str, manifest_path: str) -> int:
