@@ -18,9 +18,10 @@ endif()
 include("${CLICK_ARGUMENTS}")
 get_filename_component(stage "${CLICK_STAGE}" ABSOLUTE)
 
-# 1. Install under DESTDIR (the caller's own DESTDIR is replaced), prefix "/".
+# 1. Install under DESTDIR (the caller's own DESTDIR is replaced), prefix "/", stripped
+# as the backend's scikit-build-core install is: every route packs the same bytes.
 set(install "${CMAKE_COMMAND}" -E env "DESTDIR=${stage}"
-  "${CMAKE_COMMAND}" --install "${CLICK_BINARY_DIR}" --prefix /)
+  "${CMAKE_COMMAND}" --install "${CLICK_BINARY_DIR}" --prefix / --strip)
 if(CLICK_CONFIG)
   list(APPEND install --config "${CLICK_CONFIG}")
 endif()

@@ -78,13 +78,15 @@ def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     """Absolute destinations, forced prefix, manifest.json.in, intltool, .pot in the source
     tree, INSTALL_TESTS, $ENV{SDK_FRAMEWORK}, and manifest oddities that only warn.
 
-    Like many real apps it has a store error (its push helper's exec is not installed):
-    the review stops the build, and review=report builds it anyway."""
+    Like many real apps it has store errors (its push helper's exec is not installed, its
+    AppArmor template is 'unconfined', which the stores review by hand): the review stops
+    the build, and review=report builds it anyway."""
     project = copy_project(PACKAGES / "ut-legacy-cmake", tmp_path / "legacy")
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     refused = pybuild(project, "--wheel", "-o", str(tmp_path / "refused"), check=False)
-    assert_one_error(refused, "review: 1 error, 2 warnings")
+    assert_one_error(refused, "review: 2 errors, 1 warning")
     assert "[hooks.bad-value]" in refused.stderr
+    assert "[security.template-unconfined]" in refused.stderr
     result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), "-C",
                      "click-build.review=report")
     arch = host_arch()

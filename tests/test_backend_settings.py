@@ -153,12 +153,12 @@ def test_manifest_table_and_template(tmp_path: Path) -> None:
                 version="@PROJECT_VERSION@")
     (project / "manifest.json.in").write_text(json.dumps(data))
     pybuild(project, "--wheel", "-o", str(tmp_path / "b"), "-C",
-            "click-build.framework=ubuntu-sdk-16.04")
+            "click-build.framework=ubuntu-touch-24.04-1.x")
     click = only_click(tmp_path / "b")
     info = json.loads(member_text_control(click))
-    assert info["framework"] == "ubuntu-sdk-16.04"
+    assert info["framework"] == "ubuntu-touch-24.04-1.x"
     assert info["architecture"] == "all" and info["version"] == "1.0.0"
-    assert json.loads(member_text(click, "./hello-qml.apparmor"))["policy_version"] == 16.04
+    assert json.loads(member_text(click, "./hello-qml.apparmor"))["policy_version"] == 2404.1
     assert "./manifest.json.in" not in member_names(click)
 
 

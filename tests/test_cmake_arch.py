@@ -39,7 +39,9 @@ HOST_ARCH = run(["dpkg", "--print-architecture"]).stdout.strip()
 HOST_TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
 PACKAGE = """
 install(TARGETS hello RUNTIME DESTINATION ${CLICK_INSTALL_BINDIR})
-click_manifest(NAME cxxapp.example TITLE "C++ app" MAINTAINER "Jane Doe <jane@example.com>")
+install(FILES Main.qml icon.svg DESTINATION ${CLICK_INSTALL_DATADIR})
+click_manifest(NAME cxxapp.example TITLE "C++ app" DESCRIPTION "A C++ app for the tests"
+               MAINTAINER "Jane Doe <jane@example.com>")
 click_add_hook(hello DESKTOP qmlapp.desktop APPARMOR qmlapp.apparmor)
 click_package()
 """

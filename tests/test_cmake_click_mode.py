@@ -16,7 +16,8 @@ from conftest import need, run
 pytestmark = pytest.mark.slow
 
 LOAD = "find_package(ClickBuild CONFIG REQUIRED)"
-MANIFEST = 'click_manifest(NAME qmlapp.example TITLE "QML app" MAINTAINER "J D <j@example.com>")'
+MANIFEST = ('click_manifest(NAME qmlapp.example TITLE "QML app" '
+            'DESCRIPTION "A QML app for the tests" MAINTAINER "J D <j@example.com>")')
 HOOK = "click_add_hook(qmlapp DESKTOP qmlapp.desktop APPARMOR qmlapp.apparmor)"
 INSTALL = "install(FILES Main.qml icon.svg DESTINATION ${CLICK_INSTALL_DATADIR})"
 HOST_ARCH = run(["dpkg", "--print-architecture"]).stdout.strip()

@@ -48,7 +48,7 @@ CMAKE_FILES = {
 APP = """
 {load}
 install(FILES Main.qml icon.svg DESTINATION ${{CLICK_INSTALL_DATADIR}})
-click_manifest(NAME qmlapp.example TITLE "QML app" MAINTAINER "Jane Doe <jane@example.com>")
+click_manifest(NAME qmlapp.example TITLE "QML app" DESCRIPTION "A QML app for the tests" MAINTAINER "Jane Doe <jane@example.com>")
 click_add_hook(qmlapp DESKTOP qmlapp.desktop APPARMOR qmlapp.apparmor)
 click_package()
 file(WRITE "${{CMAKE_BINARY_DIR}}/probe.txt" "${{ClickBuild_VERSION}}|${{CLICK_BUILD_CMAKE_DIR}}")

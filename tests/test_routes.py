@@ -39,6 +39,7 @@ click_package()
 """,
     "manifest.json.in": json.dumps({
         "name": "pureqml.clickbuild", "title": "Pure QML", "framework": "ubuntu-sdk-20.04",
+        "description": "A QML app built by CMake",
         "maintainer": "click-build developers <click-build@example.com>",
         "icon": "assets/logo.svg"}, indent=4) + "\n",
     "pureqml.desktop": "[Desktop Entry]\nName=Pure QML\nExec=qmlscene %U qml/Main.qml\n"
@@ -82,11 +83,14 @@ def _qml_with_dependencies(dest: Path) -> Path:
 
 def _legacy(dest: Path) -> Path:
     """A 16.04-era CMake app: CLICK_MODE, a forced prefix, absolute destinations.  For the
-    CMake module route it gets the one addition the docs ask for: find_package + one call."""
+    CMake module route it gets what docs/cmake.md asks for: find_package right after
+    project() (before the app's install rules and its INSTALL_TESTS option), and one call."""
     project = copy_project(PACKAGES / "ut-legacy-cmake", dest)
     lists = project / "CMakeLists.txt"
-    lists.write_text(lists.read_text() + "\nfind_package(ClickBuild CONFIG REQUIRED)\n"
-                     "click_package()\n")
+    text = lists.read_text().replace("project(legacyapp C CXX)\n", "project(legacyapp C CXX)\n"
+                                     "find_package(ClickBuild CONFIG REQUIRED)\n", 1)
+    assert "find_package(ClickBuild" in text
+    lists.write_text(text + "\nclick_package()\n")
     return project
 
 
@@ -151,7 +155,8 @@ def _build(project_name: str, route: str, top: Path) -> Path:
             need(tool)
         env = {**REPORT, "SDK_FRAMEWORK": "ubuntu-sdk-16.04"} if project_name == "legacy-cmake" \
             else REPORT
-        configure(project, top / "cmake-build", env=env)
+        # the build type the backend uses (cmake.build-type): the same compiled bytes
+        configure(project, top / "cmake-build", "-DCMAKE_BUILD_TYPE=Release", env=env)
         cmake_build(top / "cmake-build", env=env)
         return _the_click(top / "cmake-build")
     else:  # pragma: no cover

@@ -240,6 +240,29 @@ def test_several_apps_need_app(public_tmp: Path) -> None:
                        "other, show")
 
 
+def test_the_package_leaves_the_build_folders_out(public_tmp: Path) -> None:
+    """run writes into PROJECT/build/click-run: neither that folder nor the build/ around it
+    reaches the package, for a bare app folder or a project, whatever build-dir says."""
+    app = show_app(public_tmp / "show")
+    package = app / "build" / "click-run" / "com.example.show_1.0_all.click"
+
+    def listing() -> str:
+        result = cb("run", app, "--print-env")
+        assert result.returncode == 0, result.stderr
+        return cb("contents", package).stdout
+
+    for _ in range(2):  # the second build finds the first one's package and database
+        packed = listing()
+        assert "./show.sh" in packed and "./build" not in packed, packed
+    (app / "pyproject.toml").write_text('[tool.click-build]\nkind = "qml"\n'
+                                        'build-dir = "out/{arch}"\n')
+    packed = listing()
+    assert "./show.sh" in packed and "./build" not in packed and "./out" not in packed, packed
+    (app / "build" / "notes.txt").write_text("mine\n")  # the user's own file stays in
+    packed = listing()
+    assert "./build/notes.txt" in packed and "./build/click-run" not in packed, packed
+
+
 def test_a_package_file_runs_from_the_cache_root(public_tmp: Path) -> None:
     app = show_app(public_tmp / "show")
     built = cb("build", app, "-o", public_tmp, "--no-validate")

@@ -58,20 +58,35 @@ def excluded_paths(ctx: Context) -> list[str]:
     return paths + ([str(ctx.outdir)] if ctx.outdir else []) + [str(ctx.work)]
 
 
-def build_dir_patterns(project: Project) -> list[str]:
-    """Ignore patterns that keep the backend's own build folders out of packages."""
+def build_dir_patterns(project: Project, outdir: Path | None = None) -> list[str]:
+    """Ignore patterns that keep the backend's own build folders out of packages.
+
+    The build folders (``build-dir``, ``build/click-{arch}`` by default) and the
+    output folder when it lies in the project (``click-build run`` writes into
+    ``build/click-run``), and every folder of the project that holds nothing
+    but those (the ``build/`` around them, which would be packed empty).
+    """
+    import fnmatch
+    import glob
+
     template = project.settings.build_dir or "build/click-{arch}"
     rel = template.replace("{arch}", "*").strip("/")
-    if os.path.isabs(template) or rel.startswith(".."):
-        return []
-    patterns = ["/" + rel]
-    parent = rel.split("/")[0]
-    if "/" in rel and (project.root / parent).is_dir():
-        import fnmatch
-
-        children = [f"{parent}/{c.name}" for c in (project.root / parent).iterdir()]
-        if all(fnmatch.fnmatchcase(c, rel) for c in children):
-            patterns.append("/" + parent)  # nothing but our build folders in there
+    ours = [] if os.path.isabs(template) or rel.startswith("..") else [rel]
+    if outdir is not None:
+        top, out = os.path.realpath(project.root), os.path.realpath(outdir)
+        if out.startswith(top.rstrip(os.sep) + os.sep):
+            ours.append(glob.escape(os.path.relpath(out, top).replace(os.sep, "/")))
+    patterns = ["/" + p for p in ours]
+    parents = sorted({p.rsplit("/", n)[0] for p in ours for n in range(1, p.count("/") + 1)},
+                     key=lambda p: -p.count("/"))  # the deepest first
+    for parent in parents:
+        folder = project.root / parent
+        if folder.is_symlink() or not folder.is_dir() or any(c in parent for c in "*?["):
+            continue
+        children = [f"{parent}/{c.name}" for c in folder.iterdir()]
+        if all(any(fnmatch.fnmatchcase(c, p.lstrip("/")) for p in patterns)
+               for c in children):
+            patterns.append("/" + glob.escape(parent))  # nothing but our folders in there
     return patterns
 
 

@@ -210,7 +210,7 @@ def stage_python(ctx: Context) -> list[Entry]:
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     modules = _relative_to(sources, ctx.project.root, ctx.source_root)
-    ignores = [*settings.exclude, "/build", *build_dir_patterns(ctx.project)]
+    ignores = [*settings.exclude, "/build", *build_dir_patterns(ctx.project, ctx.outdir)]
     entries = stage_files(ctx.source_root, ignores, settings.include, excluded_paths(ctx))
     entries = _without(entries, modules)
     if build_lib.is_dir():

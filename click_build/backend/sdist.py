@@ -97,7 +97,7 @@ def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings 
             "pyproject.toml: project: the source package needs [project] name and version "
             f"(or both in {label}); or build only the .click with 'python -m build --wheel'")
     summary = project.metadata.get("description") or peek.get("title") or ""
-    ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project)]
+    ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, outdir)]
     entries = stage_with_includes(project.root, ignores, project.settings.include,
                                   exclude=[outdir], default_ignores=SOURCE_IGNORES)
     return name, version, str(summary), entries
