@@ -152,7 +152,7 @@ def test_cmake_targets_without_a_toolchain_are_named_and_not_built(tmp_path: Pat
                              "not this machine's")
     assert "/amd64" not in error  # those have one
     assert not (project / "build").exists()  # refused before anything was configured
-    assert not list((tmp_path / "out").glob("*.click")) if (tmp_path / "out").exists() else True
+    assert not list((tmp_path / "out").glob("*.click"))
 
 
 def test_hello_cpp_builds_each_target_with_its_toolchain(tmp_path: Path) -> None:
@@ -167,8 +167,8 @@ def test_hello_cpp_builds_each_target_with_its_toolchain(tmp_path: Path) -> None
                      "-C", "click-build.review=report")
     check_pair(tmp_path / "out", "1.0.0", arch)
     cache = project / "build" / f"click-{arch}-ubuntu-sdk-20.04" / "cmake" / "CMakeCache.txt"
-    assert f"CMAKE_TOOLCHAIN_FILE:UNINITIALIZED={toolchain}" in cache.read_text() or \
-        f"={toolchain}" in cache.read_text()
+    assert re.search(rf"^CMAKE_TOOLCHAIN_FILE:\w+={re.escape(str(toolchain))}$",
+                     cache.read_text(), re.M)
     other = project / "build" / f"click-{arch}-ubuntu-touch-24.04-1.x" / "cmake" / "CMakeCache.txt"
     assert str(toolchain) not in other.read_text()
     rows = table_rows(result.stdout)
