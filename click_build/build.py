@@ -14,7 +14,7 @@ import io
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _console
 from ._record import Record
@@ -25,6 +25,7 @@ from .archive import (
     write_ar_header,
     write_ar_member,
 )
+from .elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
 from .spec import CLICK_VERSION, STATIC_PREINST
@@ -279,12 +280,19 @@ def _gzip_tar(out: BinaryIO, mtime: int, level: int) -> tuple[GzipBlockWriter, T
 
 
 def _write_data(
-    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str, level: int = COMPRESS_LEVEL
+    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str, level: int = COMPRESS_LEVEL,
+    code: dict[str, ElfInfo] | None = None, kept: Mapping[str, bytes] | None = None,
 ) -> list[tuple[str, str]]:
-    """Stream data.tar.gz; return (md5, path) for every regular file."""
+    """Stream data.tar.gz; return (md5, path) for every regular file.
+
+    ``code``: filled with the ELF code among the files (arcname -> header),
+    read from the first bytes that are packed anyway.  ``kept``: files already
+    read by the caller (source path -> bytes), packed from those bytes.
+    """
     gz, tar = _gzip_tar(out, mtime, level)
     md5sums: list[tuple[str, str]] = []
     tar.add_dir("./", 0o755, mtime)
+    kept = kept or {}
     with _console.Progress(label, len(entries)) as progress:
         for e in entries:
             name = "./" + e.arcname
@@ -295,9 +303,13 @@ def _write_data(
             else:
                 assert e.source is not None
                 digest = hashlib.md5()
+                on_chunk: Callable[[bytes], object] = digest.update
+                if code is not None:
+                    on_chunk = _ElfSniffer(e.arcname, code, digest.update)
                 try:
-                    with open(e.source, "rb") as f:
-                        tar.add_file(name, f, e.size, e.mode, e.mtime, digest.update)
+                    data = kept.get(e.source)
+                    with open(e.source, "rb") if data is None else io.BytesIO(data) as f:
+                        tar.add_file(name, f, e.size, e.mode, e.mtime, on_chunk)
                 except OSError as err:
                     raise BuildError(f"{e.source}: cannot read: {err.strerror}") from None
                 except ArchiveError as err:
@@ -307,6 +319,25 @@ def _write_data(
     tar.close()
     gz.close()
     return md5sums
+
+
+class _ElfSniffer:
+    """Passes each chunk on, and notes an ELF header in the first one (every file
+    is read once: the architecture scan shares the archive writer's read)."""
+
+    __slots__ = ("arcname", "code", "update", "first")
+
+    def __init__(self, arcname: str, code: dict[str, ElfInfo],
+                 update: Callable[[bytes], object]) -> None:
+        self.arcname, self.code, self.update, self.first = arcname, code, update, True
+
+    def __call__(self, chunk: bytes) -> None:
+        if self.first:
+            self.first = False
+            info = parse_elf_header(chunk[:HEADER_SIZE])
+            if info is not None and info.is_code:
+                self.code[self.arcname] = info
+        self.update(chunk)
 
 
 def _control_tar(files: list[tuple[str, bytes, int]], mtime: int, level: int) -> bytes:
@@ -363,13 +394,19 @@ def build_click(
     mtime: int | None = None,
     manifest_size: int = 0,
     level: int = COMPRESS_LEVEL,
+    decide: Callable[[dict[str, ElfInfo]], tuple[Manifest, int]] | None = None,
+    kept: Mapping[str, bytes] | None = None,
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
     The result appears atomically: nothing named ``*.click`` exists until it
     is complete.  ``manifest_size``: the bytes of the manifest.json that was in
     the tree (see :func:`installed_size_kib`).  ``level`` is the gzip level of
-    both archives (0-9).
+    both archives (0-9).  ``decide``: called once the data is packed, with the
+    ELF code found in it (arcname -> header, from the bytes packed: each file
+    is read once); it returns the final manifest and ``manifest_size``, and
+    ``manifest`` only names the package while it is packed.  ``kept``: files
+    the caller has read already (source path -> bytes), packed from those.
     """
     check_level(level)
     outdir = os.fspath(outdir)
@@ -377,10 +414,17 @@ def build_click(
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
     target = os.path.join(outdir, manifest.filename)
-    kib = installed_size_kib(entries, manifest_size)
+    code: dict[str, ElfInfo] | None = None if decide is None else {}
+    label = (f"packing {manifest.filename}" if decide is None
+             else f"packing {manifest.name} {manifest.version}")
     try:
         with _anonymous_file(outdir) as data:
-            md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}", level)
+            md5sums = _write_data(entries, data, stamp, label, level, code, kept)
+            if decide is not None:
+                assert code is not None
+                manifest, manifest_size = decide(code)
+                target = os.path.join(outdir, manifest.filename)
+            kib = installed_size_kib(entries, manifest_size)
             data_size = data.tell()
             control = _control_tar(
                 [

@@ -13,10 +13,7 @@ architectures: callers report it, they never guess.
 
 from __future__ import annotations
 
-import platform
-import shutil
 import struct
-import subprocess
 
 from ._record import Record
 
@@ -146,6 +143,10 @@ def scan_elf(paths: Iterable[str]) -> dict[str, ElfInfo]:
 
 def host_architecture() -> str:
     """The build machine's Debian architecture (dpkg's answer when dpkg exists)."""
+    import platform  # here: the archive writer reads ELF headers too, without a process
+    import shutil
+    import subprocess
+
     dpkg = shutil.which("dpkg")
     if dpkg:
         try:

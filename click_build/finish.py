@@ -51,8 +51,9 @@ from .tree_checks import check_hooks, check_tree
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
+    from .elf import ElfInfo
     from .framework_table import FrameworkFacts
     from .review import Finding
 
@@ -211,7 +212,7 @@ def declared_architecture(explicit: object, manifest_value: object, label: str,
 
 
 def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str,
-                        one: bool = False) -> Arch:
+                        one: bool = False, code: Mapping[str, ElfInfo] | None = None) -> Arch:
     """The package's architecture from what was declared and what was compiled.
 
     The one place that decides it.  An ARM file without a float ABI fits
@@ -219,11 +220,13 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
     Touch devices.  A machine the ELF table does not know is reported, never
     guessed.  ``one``: code for several architectures is refused (a build
     that compiled for one architecture and staged another's code), not made
-    a fat package.
+    a fat package.  ``code``: the ELF code among the entries (arcname -> header)
+    when the caller has read it already; else their headers are read here.
     """
-    arcname = {e.source: e.arcname for e in entries if e.source}
-    code = {arcname[path]: info for path, info in scan_elf(
-        e.source for e in entries if e.kind == "file" and e.source).items()}
+    if code is None:
+        arcname = {e.source: e.arcname for e in entries if e.source}
+        code = {arcname[path]: info for path, info in scan_elf(
+            e.source for e in entries if e.kind == "file" and e.source).items()}
     if declared is None:
         unknown = sorted(path for path, info in code.items() if not info.arches)
         if unknown:
@@ -292,20 +295,26 @@ class _Scratch:
 
 
 def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: FrameworkFacts,
-                           scratch: _Scratch, replaces: str = "") -> list[Entry]:
-    """Entries whose AppArmor hook files got their policy_version filled in."""
+                           scratch: _Scratch, kept: dict[str, bytes] | None,
+                           replaces: str = "") -> list[Entry]:
+    """Entries whose AppArmor hook files got their policy_version filled in; the
+    bytes of those that need nothing go into ``kept`` (packed without another read).
+    ``replaces``: the policy of the framework a rewrite replaced (see :class:`Target`)."""
     targets = {os.path.normpath(hooks["apparmor"]).strip("/")
                for hooks in manifest.hooks.values() if isinstance(hooks.get("apparmor"), str)}
     out = []
     for e in entries:
         if e.arcname in targets and e.kind == "file" and e.source:
             try:
-                with open(e.source, encoding="utf-8") as f:
-                    text = f.read()
+                with open(e.source, "rb") as f:
+                    raw = f.read()
+                text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             except (OSError, UnicodeDecodeError) as err:
                 raise BuildError(f"{e.arcname}: cannot read the AppArmor file: {err}") from None
             new = fill_apparmor(text, facts.apparmor_policy, facts.framework, e.arcname,
                                 replaces)
+            if new is None and kept is not None:
+                kept[e.source] = raw
             if new is not None:
                 dest = scratch.file(os.path.join("apparmor", e.arcname))
                 with open(dest, "w", encoding="utf-8") as f:
@@ -326,48 +335,132 @@ def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target, sc
     return _prepare(source, entries, target, _Scratch(scratch, ""), place, fix)
 
 
-def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
-             scratch: _Scratch, place: str, fix: str) -> Prepared:
+class _Choice(Record):
+    """What the build settles before the manifest is rendered."""
+
+    facts: FrameworkFacts
+    declared: Arch | None  # None: the compiled files decide
+    guessed: bool  # the manifest holds the route's own guess (see Target)
+    replaces: str = ""  # the AppArmor policy of the manifest's framework a rewrite replaced
+
+
+def _choose(source: ManifestSource, target: Target) -> _Choice:
     peek = source.peek(placeholders=True)
     label = source.label
     written_fw = peek.get("framework")
     facts = choose_framework(target.framework, "@CLICK_FRAMEWORK@" if target.rewrite_framework
                              else written_fw, label, target.origin)
+    replaces = ""
+    if target.rewrite_framework and isinstance(written_fw, str) and written_fw.strip():
+        replaces = framework_facts(written_fw).apparmor_policy
     written = peek.get("architecture")
     guessed = (bool(target.guessed_architecture) and written == target.guessed_architecture
                and _concrete_architecture(target.architecture) is None)
     declared = declared_architecture(target.architecture, None if guessed else written, label,
                                      target.origin)
-    final = decide_architecture(declared, entries, label, one=guessed)
+    return _Choice(facts, declared, guessed, replaces)
+
+
+def _render(source: ManifestSource, target: Target, choice: _Choice, final: Arch) -> Manifest:
+    """The package's manifest for the architecture ``final``: placeholders filled, checked."""
+    label = source.label
     single = final if isinstance(final, str) else ""
-    values = variables(single, ARCH_TRIPLETS.get(single, ""), facts, target.version,
+    values = variables(single, ARCH_TRIPLETS.get(single, ""), choice.facts, target.version,
                        target.name)
     data = source.render(values)
     data = reconcile_version(data, target.version, label)
     data = resolve_manifest_fields(data, values, final, label, bool(target.framework))
-    if guessed:
+    if choice.guessed:
         data["architecture"] = final
-    replaces = ""
     if target.rewrite_framework:
-        data["framework"] = facts.framework
-        if isinstance(written_fw, str) and written_fw.strip():
-            replaces = framework_facts(written_fw).apparmor_policy
+        data["framework"] = choice.facts.framework
     if target.version_suffix and isinstance(data.get("version"), str):
         data["version"] = f"{data['version']}{target.version_suffix}"
-    manifest = Manifest.from_dict(data, label)
-    for warning in manifest.warnings:
-        _console.warn(warning)
-    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, replaces)
+    return Manifest.from_dict(data, label)
+
+
+def _generated(entries: Sequence[Entry], manifest: Manifest, facts: FrameworkFacts,
+               target: Target, scratch: _Scratch, kept: dict[str, bytes] | None,
+               replaces: str = "") -> list[Entry]:
+    """The entries with the files the build generates: AppArmor filled, translations."""
+    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, kept, replaces)
     if target.po_dir:
         from .i18n import catalogs, translate
 
         if catalogs(target.po_dir):  # gettext's tools and a folder only when there are some
             filled = translate(filled, manifest, target.po_dir, scratch.folder())
-    check_tree(manifest, filled, label, place, fix)
+    return filled
+
+
+def _manifest_size(source: ManifestSource, manifest: Manifest) -> int:
     size = source.counted if source.counted is not None else source.size
     if size is None:  # a template or a table: the manifest.json it stands for
         size = len(dump_manifest(manifest.data).encode("utf-8"))
-    return Prepared(manifest, filled, facts, size)
+    return size
+
+
+def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
+             scratch: _Scratch, place: str, fix: str, final: Arch | None = None) -> Prepared:
+    """Steps 1-4 with the architecture decided first (``final``: already decided)."""
+    choice = _choose(source, target)
+    if final is None:
+        final = decide_architecture(choice.declared, entries, source.label, one=choice.guessed)
+    manifest = _render(source, target, choice, final)
+    for warning in manifest.warnings:
+        _console.warn(warning)
+    filled = _generated(entries, manifest, choice.facts, target, scratch, None, choice.replaces)
+    check_tree(manifest, filled, source.label, place, fix)
+    return Prepared(manifest, filled, choice.facts, _manifest_size(source, manifest))
+
+
+class _Again(Exception):
+    """The manifest's name or hooks depend on the architecture: prepare and pack again."""
+
+    def __init__(self, final: Arch) -> None:
+        super().__init__()
+        self.final = final
+
+
+def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target: Target,
+           scratch: _Scratch) -> tuple[str, Manifest]:
+    """Steps 1-6 reading each file once: the architecture is decided from the ELF
+    headers the archive writer reads anyway, and the files the checks read are
+    packed from those bytes.
+
+    The tree is checked and packed for the declared architecture (``all`` when
+    the code decides); afterwards the manifest is rendered for the decided one.
+    Only a manifest whose name or hooks name the architecture (a template's
+    ``@CLICK_ARCH_TRIPLET@`` in a hook path) is prepared and packed again.
+    """
+    label = source.label
+    choice = _choose(source, target)
+    provisional: Arch = choice.declared if choice.declared is not None else "all"
+    first = _render(source, target, choice, provisional)
+    kept: dict[str, bytes] = {}
+    staged = _generated(entries, first, choice.facts, target, scratch, kept, choice.replaces)
+    check_tree(first, staged, label, "the package", "", kept)
+
+    decided: list[Manifest] = []
+
+    def decide(code: dict[str, ElfInfo]) -> tuple[Manifest, int]:
+        final = decide_architecture(choice.declared, staged, label, one=choice.guessed,
+                                    code=code)
+        manifest = first if final == provisional else _render(source, target, choice, final)
+        if (manifest.name, manifest.hooks) != (first.name, first.hooks):
+            raise _Again(final)
+        for warning in manifest.warnings:
+            _console.warn(warning)
+        decided.append(manifest)
+        return manifest, _manifest_size(source, manifest)
+
+    try:
+        path = build_click(first, staged, outdir, level=target.level, decide=decide, kept=kept)
+        return path, decided[0]
+    except _Again as again:
+        prepared = _prepare(source, entries, target, scratch, "the package", "", again.final)
+        path = build_click(prepared.manifest, prepared.entries, outdir,
+                           manifest_size=prepared.manifest_size, level=target.level)
+        return path, prepared.manifest
 
 
 def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
@@ -431,10 +524,8 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     check_output_dir(outdir)
     generated = _Scratch(scratch, outdir)
     try:
-        prepared = _prepare(source, entries, target, generated, "the package", "")
-        path = build_click(prepared.manifest, prepared.entries, outdir,
-                           manifest_size=prepared.manifest_size, level=target.level)
+        path, manifest = _write(source, entries, outdir, target, generated)
     finally:
         generated.remove()
     findings = review_built(path, target.review, target.review_switch)
-    return Finished(path, prepared.manifest, findings)
+    return Finished(path, manifest, findings)

@@ -68,14 +68,19 @@ def _folders(entries: Iterable[Entry]) -> set[str]:
     return out
 
 
-def _read(entry: Entry | None) -> bytes | None:
+def _read(entry: Entry | None, kept: dict[str, bytes] | None) -> bytes | None:
     if entry is None or entry.kind != "file" or not entry.source or entry.size > _MAX_READ:
         return None
+    if kept is not None and entry.source in kept:
+        return kept[entry.source]
     try:
         with open(entry.source, "rb") as f:
-            return f.read(_MAX_READ)
+            data = f.read(_MAX_READ)
     except OSError:
         return None
+    if kept is not None:
+        kept[entry.source] = data  # the archive writer packs these bytes: one read
+    return data
 
 
 def _package_path(base: str, ref: str) -> str | None:
@@ -95,12 +100,15 @@ def _folder_of(path: str, is_folder: bool) -> str:
 
 
 def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
-               place: str = "the package", fix: str = "") -> None:
+               place: str = "the package", fix: str = "",
+               kept: dict[str, bytes] | None = None) -> None:
     """Refuse a package that lost a folder its desktop files, hooks or QML entry point name.
 
     Only folders are checked: a missing *file* is the review's finding, but a
     missing folder means the build left part of the app out (an exclude, a
-    kind that packs only code, an install rule that did not run).
+    kind that packs only code, an install rule that did not run).  ``kept``:
+    the files read here are added to it (source path -> bytes), so that the
+    archive writer packs them without reading them again.
     """
     from .review.desktop import parse_desktop, split_exec
 
@@ -128,7 +136,7 @@ def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
         for hook, target in sorted(hooks.items()):
             need(f"{label}: hooks.{app}.{hook}", target, _package_path("", target))
         desktop = hooks.get("desktop")
-        raw = _read(present.get(os.path.normpath(desktop).strip("/"))) if desktop else None
+        raw = _read(present.get(os.path.normpath(desktop).strip("/")), kept) if desktop else None
         if raw is None:
             continue
         try:
@@ -148,7 +156,7 @@ def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
             elif "/" in arg:
                 need(where, arg, _package_path("", arg.removeprefix("file://")))
             if arg.endswith(".qml"):
-                _check_qml(arg, present, need)
+                _check_qml(arg, present, need, kept)
         icon = (entry.get("Icon") or "").strip()
         if "/" in icon:
             need(f"{desktop}: Icon", icon, _package_path("", icon))
@@ -157,10 +165,11 @@ def check_tree(manifest: Manifest, entries: Sequence[Entry], label: str,
         raise BuildError(problems[0] + more)
 
 
-def _check_qml(arg: str, present: Mapping[str, Entry], need: Need) -> None:
+def _check_qml(arg: str, present: Mapping[str, Entry], need: Need,
+               kept: dict[str, bytes] | None) -> None:
     """The folders the QML entry point imports or resolves, relative to itself."""
     path = _package_path("", arg)
-    raw = _read(present.get(path)) if path else None
+    raw = _read(present.get(path), kept) if path else None
     if raw is None or path is None:
         return
     base = path.rpartition("/")[0]

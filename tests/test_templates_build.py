@@ -196,3 +196,23 @@ def test_cpp_project_builds_with_plain_cmake(original_click: str, tmp_path: Path
     assert result.returncode == 124, (result.returncode, result.stderr)  # still running
     ours = [line for line in result.stderr.splitlines() if "qml/Main.qml" in line]
     assert not ours, ours
+
+
+@pytest.mark.slow
+def test_python_template_builds_for_the_architecture_its_readme_names(tmp_path: Path) -> None:
+    """The README's command for dependencies with compiled code works as written: the
+    manifest leaves the architecture to the build (issue 13, item 7)."""
+    new(tmp_path / "src", "python", answers_for("python", "defaults"))
+    project = project_of(tmp_path / "src")
+    readme = (project / "README.md").read_text(encoding="utf-8")
+    command = "python -m build --wheel -C click-build.architecture=arm64"
+    assert f"`{command}`" in readme
+    for arch, setting in (("all", []), ("arm64", command.split()[4:])):
+        out = tmp_path / arch
+        run([sys.executable, "-m", "build", "-n", "--wheel", *setting, "-o", str(out)],
+            cwd=project)
+        (click,) = out.glob("*.click")
+        manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
+        assert click.name == f"{manifest['name']}_{manifest['version']}_{arch}.click"
+        assert manifest["architecture"] == arch
+        assert run(["dpkg-deb", "-f", str(click), "Architecture"]).stdout.strip() == arch
