@@ -26,6 +26,7 @@ MANIFEST = {
     "framework": "ubuntu-sdk-20.04",
     "maintainer": "Bench <bench@example.com>",
     "title": "Bench",
+    "description": "A generated app for the benchmarks",  # the review requires one
     "hooks": {"bench": {"desktop": "bench.desktop", "apparmor": "bench.apparmor"}},
 }
 #: dpkg-deb -b needs a control file; click-build leaves it out with ``-I DEBIAN``.
