@@ -25,6 +25,7 @@ from .archive import (
     write_ar_header,
     write_ar_member,
 )
+from .datatree import path_problem
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
 from .spec import CLICK_VERSION, STATIC_PREINST
@@ -324,11 +325,9 @@ def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
 
 
 def _check_path(arcname: str) -> None:
-    parts = arcname.split("/")
-    if not arcname or any(p in ("", ".", "..") for p in parts):
-        raise BuildError(f"invalid path in package: {arcname!r}")
-    if parts[0] == ".click":
-        raise BuildError(f"{arcname}: the top-level .click directory is reserved")
+    problem = path_problem(arcname)  # the reader's rule: what it would refuse, never written
+    if problem:
+        raise BuildError(f"cannot package {problem}")
 
 
 def _writable_dir(outdir: str) -> None:

@@ -105,26 +105,21 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_contents(args: argparse.Namespace) -> int:
-    from ..listing import contents_lines
+    from ..listing import write_contents
     from ..package import open_click
 
     with open_click(args.path) as pkg:
-        out = sys.stdout
-        for line in contents_lines(pkg):
-            out.write(line + "\n")
+        write_contents(pkg, sys.stdout)
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from ..errors import PackageError
     from ..frameworks import frameworks_dir
     from ..package import audit, open_click
+    from ..pkgfile import open_regular
     from ..sign import check_file_signature
 
-    try:
-        f = open(args.path, "rb")
-    except OSError as e:
-        raise PackageError(f"{args.path}: cannot open: {e.strerror}") from None
+    f = open_regular(args.path)  # never waits on a FIFO
     with f:  # one open file: the bytes whose signature is checked are the bytes audited
         check_file_signature(f, args.keyring, args.allow_unauthenticated)
         with open_click(f) as pkg:

@@ -1,0 +1,729 @@
+"""A bounded reader of (compressed) tar streams, for archives an attacker wrote.
+
+Every read path of click-build (the control and data archives of a package,
+``contents``, ``verify``, ``review``, ``install``, ``merge``) reads tar here,
+never through :mod:`tarfile`, because the attacker chooses every header:
+
+- Metadata is capped: a GNU long name or link record (``L``/``K``) holds at
+  most :data:`MAX_LONG_NAME` bytes, a pax record (``x``/``g``) at most
+  :data:`MAX_PAX`; a member has at most one of each, so no chain of headers
+  (which sends :mod:`tarfile` into recursion) is accepted.  A stream holds at
+  most :data:`MAX_MEMBERS` members.
+- Sparse members are refused, as the original (dpkg) refuses them: the old
+  GNU ``S`` type and the pax ``GNU.sparse.*`` forms (0.0, 0.1 and 1.0).  So
+  are member types that no package writer emits (volume labels,
+  multi-volume continuations, GNU dump directories...).
+- Sizes are checked against what is there: data is read exactly as declared
+  and a stream that ends early is an error, never a short file or a wait.
+  Only regular files carry data; a link, folder or device that declares a
+  size is refused, because readers disagree on whether data follows it (the
+  kind of difference smuggling attacks use).
+- Every header is checked: the checksum (unsigned or signed, as tar
+  accepts), octal or base-256 numbers only.  Errors are
+  :class:`~click_build.errors.ArchiveError`; nothing else escapes, never a
+  ``MemoryError`` or ``RecursionError``.
+- Memory is a few decompressed chunks of :data:`CHUNK` bytes whatever the
+  archive holds, and time is proportional to the bytes in the stream: data
+  is decompressed once, in chunks (for big members in a second thread, a few
+  chunks ahead), and headers are parsed in place.
+
+What real package writers produce is accepted: GNU format (``click build``,
+click-build, dpkg-deb), ustar with its name prefix, pax names and sizes,
+base-256 numbers, concatenated gzip members.  Names are returned as the raw
+bytes of the archive; deciding what a name may be is the caller's job.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+
+from .errors import ArchiveError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO, Protocol
+
+    #: mode, uid, gid, mtime, uname, gname, devmajor, devminor, POSIX magic
+    Meta = tuple[int, int, int, int, bytes, bytes, int, int, bool]
+
+    class _Decompressor(Protocol):
+        @property
+        def eof(self) -> bool: ...
+
+        @property
+        def unused_data(self) -> bytes: ...
+
+        @property
+        def needs_input(self) -> bool: ...
+
+        def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
+
+__all__ = [
+    "CHUNK",
+    "COMPRESSIONS",
+    "MAX_LONG_NAME",
+    "MAX_MEMBERS",
+    "MAX_PAX",
+    "Decompressed",
+    "TarMember",
+    "TarReader",
+    "open_stream",
+]
+
+BLOCK = 512
+#: Decompressed bytes held at a time (and the largest data chunk handed out).
+CHUNK = 1 << 20
+_INPUT = 1 << 18  # compressed bytes read at a time
+#: A GNU long name or link name record, NUL included (PATH_MAX is 4096).
+MAX_LONG_NAME = 8 << 10
+#: One pax extended header: a path and a link path of PATH_MAX and the rest.
+MAX_PAX = 16 << 10
+#: Members in one archive: ten times any real app, and a bound for the rest.
+MAX_MEMBERS = 1 << 20
+#: Magic bytes of the compressions a package member may use, by file suffix.
+COMPRESSIONS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
+
+_ZERO_BLOCK = bytes(BLOCK)
+#: name, mode+uid+gid, size, mtime, checksum, type, link name, magic..device numbers
+_FIELDS = struct.Struct("100s24s12s12s8sc100s88s")
+_POSIX_MAGIC = b"ustar\0"
+_REGULAR = (b"0", b"\0", b"7")
+_EXTENDED = (b"L", b"K", b"x", b"g")
+_NO_DATA = (b"1", b"2", b"3", b"4", b"5", b"6")
+_TYPE_NAMES = {b"S": "a GNU sparse file", b"V": "a volume label", b"M": "a multi-volume part",
+               b"N": "an old GNU long name", b"D": "a GNU dump directory"}
+_SPARSE = b"GNU.sparse."
+_GLOBAL_REFUSED = (b"path", b"linkpath", b"size")
+_numbers: dict[bytes, int] = {}  # parsed sizes: few distinct values in an archive
+_checksums: dict[bytes, tuple[int, int]] = {}  # checksum field -> (value, its byte sum)
+
+
+class TarMember:
+    """One member's header, every name as the raw bytes the archive holds.
+
+    ``meta`` holds the fields that repeat from member to member (mode, owner,
+    time, device numbers); members with equal fields share one tuple, which
+    lets a reader cache what it derives from them.
+    """
+
+    __slots__ = ("linkname", "meta", "name", "size", "type")
+
+    def __init__(self, name: bytes, type: bytes, size: int, linkname: bytes, meta: Meta) -> None:
+        self.name = name
+        self.type = type  # b"0" file, b"1" hard link, b"2" symlink, b"3"/b"4" devices,
+        self.size = size  # b"5" folder, b"6" FIFO ("\0" and "7" are read as b"0")
+        self.linkname = linkname
+        self.meta = meta
+
+    @property
+    def mode(self) -> int:
+        return self.meta[0]
+
+    @property
+    def uid(self) -> int:
+        return self.meta[1]
+
+    @property
+    def gid(self) -> int:
+        return self.meta[2]
+
+    @property
+    def mtime(self) -> int:
+        return self.meta[3]
+
+    @property
+    def uname(self) -> bytes:
+        return self.meta[4]
+
+    @property
+    def gname(self) -> bytes:
+        return self.meta[5]
+
+    @property
+    def devmajor(self) -> int:
+        return self.meta[6]
+
+    @property
+    def devminor(self) -> int:
+        return self.meta[7]
+
+    def isreg(self) -> bool:
+        return self.type == b"0"
+
+    def isdir(self) -> bool:
+        return self.type == b"5"
+
+    def issym(self) -> bool:
+        return self.type == b"2"
+
+    def islnk(self) -> bool:
+        return self.type == b"1"
+
+    def display_name(self) -> str:
+        return self.name.decode("utf-8", "backslashreplace")
+
+
+# ----------------------------------------------------------- decompression ---
+
+class Decompressed:
+    """The decompressed bytes of one window of a file, a chunk at a time.
+
+    ``compression`` is a key of :data:`COMPRESSIONS`.  The data may be several
+    compressed streams one after the other, as gzip(1), xz(1) and bzip2(1)
+    read them; trailing zero bytes after the last one are padding.  A stream
+    that ends before its end marker is an error.
+    """
+
+    def __init__(self, f: BinaryIO, offset: int, size: int, compression: str) -> None:
+        self._f = f
+        try:  # positional reads: another reader of the same file cannot move us
+            self._fd: int | None = f.fileno()
+        except (AttributeError, OSError, ValueError):  # io.BytesIO and friends
+            self._fd = None
+        self._pos = offset
+        self._end = offset + size
+        self._kind = compression
+        self._pending = b""  # compressed input not yet given to the decompressor
+        self._done = False
+        self._zlib: zlib._Decompress | None = None
+        self._other: _Decompressor | None = None
+        self._errors: tuple[type[Exception], ...] = (zlib.error, EOFError, ValueError)
+        self._new_stream()
+
+    def _new_stream(self) -> None:
+        if self._kind == ".gz":
+            self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif self._kind == ".xz":
+            import lzma
+
+            self._other = lzma.LZMADecompressor(lzma.FORMAT_XZ)
+            self._errors = (lzma.LZMAError, EOFError, ValueError)
+        elif self._kind == ".bz2":
+            import bz2
+
+            self._other = bz2.BZ2Decompressor()
+            self._errors = (OSError, EOFError, ValueError)
+
+    def _input(self) -> bytes:
+        if self._pending:
+            data, self._pending = self._pending, b""
+            return data
+        n = min(_INPUT, self._end - self._pos)
+        if n <= 0:
+            return b""
+        try:
+            if self._fd is not None:
+                data = os.pread(self._fd, n, self._pos)
+            else:
+                self._f.seek(self._pos)
+                data = self._f.read(n)
+        except OSError as e:
+            raise ArchiveError(f"cannot read the package: {e.strerror or e}") from None
+        if not data:
+            raise ArchiveError("the file ended early (was it truncated while being read?)")
+        self._pos += len(data)
+        return data
+
+    def _after_stream(self, rest: bytes) -> bool:
+        """A compressed stream ended; True when another one follows."""
+        while True:
+            rest = rest.lstrip(b"\0")
+            if rest:
+                break
+            rest = self._input()
+            if not rest:
+                return False
+        if not rest.startswith(COMPRESSIONS[self._kind]):
+            raise ArchiveError("unexpected data after the end of the compressed stream")
+        self._pending = rest
+        self._new_stream()
+        return True
+
+    @property
+    def positional(self) -> bool:
+        """True when reads leave the file's position alone (safe from a thread)."""
+        return self._fd is not None
+
+    def close(self) -> None:
+        pass
+
+    def read_chunk(self) -> bytes:
+        """Up to :data:`CHUNK` bytes; ``b""`` at the end of the data."""
+        if self._done:
+            return b""
+        try:
+            if self._kind == "":
+                data = self._input()
+                self._done = not data
+                return data
+            if self._zlib is not None:
+                return self._read_zlib()
+            return self._read_other()
+        except ArchiveError:
+            raise
+        except self._errors as e:
+            raise ArchiveError(f"corrupt compressed data ({e})") from None
+
+    def _read_zlib(self) -> bytes:
+        while True:
+            d = self._zlib
+            assert d is not None
+            if d.eof:
+                if not self._after_stream(d.unused_data):
+                    self._done = True
+                    return b""
+                continue
+            data = d.unconsumed_tail or self._input()
+            if not data:
+                raise ArchiveError("compressed data ends early (the archive is truncated)")
+            out = d.decompress(data, CHUNK)
+            if out:
+                return out
+
+    def _read_other(self) -> bytes:
+        while True:
+            d = self._other
+            assert d is not None
+            if d.eof:
+                if not self._after_stream(d.unused_data):
+                    self._done = True
+                    return b""
+                continue
+            data = b""
+            if d.needs_input:
+                data = self._input()
+                if not data:
+                    raise ArchiveError("compressed data ends early (the archive is truncated)")
+            out = d.decompress(data, CHUNK)
+            if out:
+                return out
+
+
+class _Prefetch:
+    """Decompression in a second thread (zlib, lzma and bz2 release the GIL), a
+    few chunks ahead of the parser, for members big enough to repay a thread."""
+
+    def __init__(self, source: Decompressed) -> None:
+        import queue
+        import threading
+
+        self._source = source
+        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=4)
+        self._full = queue.Full
+        self._stop = threading.Event()
+        self._finished: bytes | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="click-build-inflate",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                chunk = self._source.read_chunk()
+                self._put(chunk)
+                if not chunk:
+                    return
+        except BaseException as e:  # noqa: BLE001 - handed to the reader, which raises it
+            self._put(e)
+
+    def _put(self, item: bytes | BaseException) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.05)
+                return
+            except self._full:
+                continue
+
+    def read_chunk(self) -> bytes:
+        if self._finished is not None:
+            item = self._finished
+        else:
+            item = self._queue.get()
+            if not item or isinstance(item, BaseException):
+                self._finished = item
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+#: Compressed members at least this big are decompressed in a second thread.
+PREFETCH_SIZE = 4 << 20
+
+
+def open_stream(f: BinaryIO, offset: int, size: int,
+                compression: str) -> Decompressed | _Prefetch:
+    """The decompressed bytes of ``size`` bytes of ``f`` at ``offset``; big members
+    of real files are decompressed ahead, in a second thread."""
+    source = Decompressed(f, offset, size, compression)
+    if size >= PREFETCH_SIZE and source.positional:
+        return _Prefetch(source)
+    return source
+
+
+# ----------------------------------------------------------------- numbers ---
+
+def _parse_number(field: bytes) -> int:
+    """Octal digits (space and NUL padded), or GNU base-256."""
+    if field[0] == 0x80:
+        return int.from_bytes(field[1:], "big")
+    if field[0] == 0xFF:
+        return int.from_bytes(field, "big", signed=True)
+    text = field.split(b"\0", 1)[0].strip(b" ")
+    if not text:
+        return 0
+    if text.isdigit():  # ASCII digits only: int() alone would take '+', '_' and spaces
+        try:
+            return int(text, 8)
+        except ValueError:
+            pass
+    raise ArchiveError(f"header field {field!r} is not an octal number")
+
+
+def _checksum_field(field: bytes) -> tuple[int, int]:
+    """The checksum a header declares, and the sum of its field's own bytes."""
+    try:
+        value = _parse_number(field)
+    except ArchiveError:
+        value = -1
+    check = (value, sum(field))
+    if len(_checksums) < 8192:
+        _checksums[field] = check
+    return check
+
+
+def _checksum_ok(header: bytes, stored: int) -> bool:
+    """The exact sums, unsigned and signed (old tars summed signed chars, and
+    tar accepts both), for headers with bytes above 127."""
+    unsigned = sum(header[:148]) + sum(header[156:]) + 8 * 32
+    high = sum(1 for b in header[:148] + header[156:] if b >= 0x80)
+    return stored in (unsigned, unsigned - 256 * high)
+
+
+def _nts(field: bytes) -> bytes:
+    i = field.find(b"\0")
+    return field if i < 0 else field[:i]
+
+
+# --------------------------------------------------------------------- pax ---
+
+def _pax_records(payload: bytes, label: str) -> dict[bytes, bytes]:
+    """``LENGTH KEYWORD=VALUE\\n`` records, strictly."""
+    records: dict[bytes, bytes] = {}
+    pos = 0
+    while pos < len(payload):
+        space = payload.find(b" ", pos, pos + 12)
+        digits = payload[pos:space] if space > pos else b""
+        if not digits.isdigit():
+            raise ArchiveError(f"{label}: malformed pax header record")
+        end = pos + int(digits)
+        if end > len(payload) or end <= space + 2 or payload[end - 1] != 0x0A:
+            raise ArchiveError(f"{label}: malformed pax header record")
+        keyword, eq, value = payload[space + 1:end - 1].partition(b"=")
+        if not eq or not keyword:
+            raise ArchiveError(f"{label}: malformed pax header record")
+        if keyword.startswith(_SPARSE):
+            raise ArchiveError(f"{label}: sparse files are not supported")
+        records[keyword] = value
+        pos = end
+    return records
+
+
+def _pax_int(value: bytes, keyword: bytes, label: str, signed: bool = False) -> int:
+    text = value.split(b".", 1)[0] if keyword == b"mtime" else value
+    body = text[1:] if signed and text.startswith(b"-") else text
+    if not body.isdigit() or len(body) > 30:
+        raise ArchiveError(f"{label}: pax {keyword.decode()} {value!r} is not a number")
+    return int(text)
+
+
+# ------------------------------------------------------------------ reader ---
+
+class TarReader:
+    """Iterate the members of a tar stream; :meth:`data` streams the current one's.
+
+    Data a caller does not read is skipped when the next member is asked for.
+    ``label`` names the archive in error messages.
+    """
+
+    def __init__(self, source: Decompressed | _Prefetch, label: str,
+                 max_members: int = MAX_MEMBERS) -> None:
+        self._source = source
+        self._label = label
+        self._max = max_members
+        self._buf = b""
+        self._pos = 0
+        self._left = 0  # data bytes of the current member not yet read
+        self._pad = 0  # padding after them
+        self._current: TarMember | None = None
+        self._pending: dict[bytes, bytes | dict[bytes, bytes]] = {}  # L, K, x for the next member
+        self._globals = 0  # global headers in a row, before member number:
+        self._globals_before = -1
+        self.members = 0
+
+    # -- buffer ---------------------------------------------------------------
+
+    def _fill(self, need: int) -> bool:
+        """At least ``need`` bytes at ``_pos``; False at the end of the stream."""
+        while len(self._buf) - self._pos < need:
+            chunk = self._source.read_chunk()
+            if not chunk:
+                return False
+            self._buf = self._buf[self._pos:] + chunk
+            self._pos = 0
+        return True
+
+    def _block(self, what: str) -> bytes | None:
+        if not self._fill(BLOCK):
+            if len(self._buf) > self._pos:
+                raise ArchiveError(f"{self._label}: truncated {what}")
+            return None
+        pos = self._pos
+        self._pos = pos + BLOCK
+        return self._buf[pos:pos + BLOCK]
+
+    def _skip(self, n: int, member: str) -> None:
+        while n:
+            avail = len(self._buf) - self._pos
+            if avail >= n:
+                self._pos += n
+                return
+            n -= avail
+            self._buf, self._pos = self._source.read_chunk(), 0
+            if not self._buf:
+                raise ArchiveError(f"{self._label}: the archive ends inside {member}")
+
+    def _payload(self, size: int, limit: int, what: str) -> bytes:
+        if size > limit:
+            raise ArchiveError(
+                f"{self._label}: {what} of {size} bytes (at most {limit} are accepted)")
+        padded = -(-size // BLOCK) * BLOCK
+        if not self._fill(padded):
+            raise ArchiveError(f"{self._label}: the archive ends inside a {what}")
+        data = self._buf[self._pos:self._pos + size]
+        self._pos += padded
+        return data
+
+    # -- members --------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[TarMember]:
+        # One loop with everything local: this runs once per member, a million
+        # times for a big app, so the common case (a header whole in the buffer,
+        # fields seen before) costs a few slices and dictionary look-ups.
+        label = self._label
+        adler = zlib.adler32
+        zero = _ZERO_BLOCK
+        metas: dict[tuple[bytes, bytes, bytes], Meta] = {}
+        unpack = _FIELDS.unpack_from
+        checks = _checksums
+        sizes = _numbers
+        try:
+            while True:
+                skip = self._left + self._pad
+                if skip:
+                    self._left = self._pad = 0
+                    if len(self._buf) - self._pos >= skip:
+                        self._pos += skip
+                    else:
+                        current = self._current
+                        self._skip(skip, repr(current.display_name()) if current else "a member")
+                buf, pos = self._buf, self._pos
+                if len(buf) - pos >= BLOCK:
+                    header = buf[pos:pos + BLOCK]
+                    self._pos = pos + BLOCK
+                else:
+                    block = self._block("header")
+                    if block is None:
+                        self._end()
+                        return
+                    header = block
+                if header == zero:
+                    self._end()
+                    return
+                (name, owner, size_field, mtime_field, field, kind, linkname,
+                 tail) = unpack(header)
+                # The checksum: the byte sum with its own field counted as spaces.
+                # adler32's low half is 1 + the byte sum while that stays under 65521,
+                # which an ASCII block always does (512 * 127).
+                check = checks.get(field)
+                if check is None:
+                    check = _checksum_field(field)
+                if header.isascii():
+                    if (adler(header) & 0xFFFF) + 255 - check[1] != check[0]:
+                        raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
+                elif not _checksum_ok(header, check[0]):
+                    raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
+                if kind in _EXTENDED:
+                    self._extended(header, kind)
+                    continue
+                key = (owner, mtime_field, tail)
+                meta = metas.get(key)
+                if meta is None:
+                    meta = self._meta(header)
+                    if len(metas) < 4096:
+                        metas[key] = meta
+                size = sizes.get(size_field)
+                if size is None:
+                    size = self._size(size_field)
+                end = name.find(0)
+                if end >= 0:
+                    name = name[:end]
+                if meta[8] and header[345]:
+                    name = _nts(header[345:500]) + b"/" + name
+                linkname = _nts(linkname) if linkname[0] else b""
+                self.members += 1
+                if self.members > self._max:
+                    raise ArchiveError(f"{label}: more than {self._max} members")
+                member = TarMember(name, kind, size, linkname, meta)
+                if kind == b"0" and name and not self._pending:
+                    self._left = size
+                    self._pad = -size % BLOCK
+                else:
+                    member = self._special(member)
+                self._current = member
+                yield member
+        finally:
+            self._source.close()  # stops a decompression thread
+
+    def _end(self) -> None:
+        if self._pending:
+            raise ArchiveError(f"{self._label}: the archive ends after an extended header")
+
+    def _meta(self, header: bytes) -> tuple[int, int, int, int, bytes, bytes, int, int, bool]:
+        """Mode, owner, time and device numbers: few distinct values, so cached."""
+        try:
+            mode, uid, gid = (_parse_number(header[i:i + 8]) for i in (100, 108, 116))
+            mtime = _parse_number(header[136:148])
+            devmajor, devminor = _parse_number(header[329:337]), _parse_number(header[337:345])
+        except ArchiveError as e:
+            raise ArchiveError(f"{self._label}: not a valid tar header ({e})") from None
+        if mode < 0 or uid < 0 or gid < 0 or devmajor < 0 or devminor < 0:
+            raise ArchiveError(f"{self._label}: not a valid tar header (negative number)")
+        return (mode, uid, gid, mtime, _nts(header[265:297]), _nts(header[297:329]),
+                devmajor, devminor, header[257:263] == _POSIX_MAGIC)
+
+    def _size(self, field: bytes) -> int:
+        try:
+            size = _parse_number(field)
+        except ArchiveError as e:
+            raise ArchiveError(f"{self._label}: not a valid tar header ({e})") from None
+        if size < 0:
+            raise ArchiveError(f"{self._label}: not a valid tar header (negative size)")
+        if len(_numbers) < 4096:
+            _numbers[field] = size
+        return size
+
+    def _extended(self, header: bytes, kind: bytes) -> None:
+        """A GNU long name/link or pax record: read (capped), kept for the next member."""
+        pending = self._pending
+        if kind in pending and kind != b"g":
+            raise ArchiveError(f"{self._label}: two extended headers of type {kind.decode()} "
+                               "for one member")
+        size = self._size(header[124:136])
+        if kind in (b"L", b"K"):
+            what = "long name record" if kind == b"L" else "long link record"
+            pending[kind] = _nts(self._payload(size, MAX_LONG_NAME, what))
+            return
+        records = _pax_records(self._payload(size, MAX_PAX, "pax header"), self._label)
+        if kind == b"g":
+            # Global headers apply to all that follow: a few in a row, not thousands.
+            if self._globals_before != self.members:
+                self._globals_before, self._globals = self.members, 0
+            self._globals += 1
+            if self._globals > 16:
+                raise ArchiveError(f"{self._label}: too many global pax headers in a row")
+            refused = [k for k in _GLOBAL_REFUSED if k in records]
+            if refused:
+                raise ArchiveError(
+                    f"{self._label}: a global pax header sets {refused[0].decode()}")
+            return
+        pending[kind] = records
+
+    def _extend(self, member: TarMember) -> None:
+        """Apply the pending long name, long link and pax records to ``member``."""
+        pending, self._pending = self._pending, {}
+        label = self._label
+        if b"L" in pending:
+            member.name = pending[b"L"]  # type: ignore[assignment]
+        if b"K" in pending:
+            member.linkname = pending[b"K"]  # type: ignore[assignment]
+        pax: dict[bytes, bytes] = pending.get(b"x") or {}  # type: ignore[assignment]
+        meta = list(member.meta)
+        for keyword, value in pax.items():
+            if keyword == b"path":
+                member.name = value
+            elif keyword == b"linkpath":
+                member.linkname = value
+            elif keyword == b"size":
+                member.size = _pax_int(value, keyword, label)
+            elif keyword == b"mtime":
+                meta[3] = _pax_int(value, keyword, label, signed=True)
+            elif keyword == b"uid":
+                meta[1] = _pax_int(value, keyword, label)
+            elif keyword == b"gid":
+                meta[2] = _pax_int(value, keyword, label)
+            elif keyword == b"uname":
+                meta[4] = value
+            elif keyword == b"gname":
+                meta[5] = value
+        member.meta = tuple(meta)  # type: ignore[assignment]
+        if not member.name or b"\0" in member.name or b"\0" in member.linkname:
+            raise ArchiveError(f"{label}: a member has an empty name or a NUL in its name")
+
+    def _special(self, member: TarMember) -> TarMember:
+        """Every member but a plain regular file: extended headers applied, types
+        checked, data refused but for regular files."""
+        label = self._label
+        kind = member.type
+        if self._pending:
+            self._extend(member)
+        if kind in _REGULAR:
+            member.type = b"0"
+            if kind == b"\0" and member.name.endswith(b"/"):
+                member.type = b"5"  # pre-POSIX tars mark folders by a trailing '/'
+        elif kind not in _NO_DATA:
+            if kind == b"S":
+                raise ArchiveError(f"{label}: sparse files are not supported")
+            what = _TYPE_NAMES.get(kind, f"of unknown type {kind!r}")
+            raise ArchiveError(f"{label}: a member is {what}; packages hold only files, "
+                               "folders, links and devices")
+        if not member.name:
+            raise ArchiveError(f"{label}: a member has an empty name")
+        if member.type == b"0":
+            self._left = member.size
+            self._pad = -member.size % BLOCK
+        elif member.size:
+            raise ArchiveError(
+                f"{label}: {member.display_name()!r} is not a regular file but declares "
+                f"{member.size} bytes of data")
+        return member
+
+    def data(self) -> Iterator[bytes]:
+        """The current member's data in chunks of at most :data:`CHUNK` bytes."""
+        member = self._current
+        while self._left:
+            avail = len(self._buf) - self._pos
+            if not avail:
+                self._buf, self._pos = self._source.read_chunk(), 0
+                if not self._buf:
+                    name = member.display_name() if member is not None else "a member"
+                    raise ArchiveError(f"{self._label}: the archive ends inside {name!r}")
+                continue
+            n = min(avail, self._left)
+            pos = self._pos
+            self._pos = pos + n
+            self._left -= n
+            yield self._buf[pos:pos + n]
+
+    def read(self, limit: int) -> bytes:
+        """The current member's data whole; refused when larger than ``limit``."""
+        if self._left > limit:
+            raise ArchiveError(f"{self._label}: a member of {self._left} bytes is implausibly large")
+        return b"".join(self.data())
