@@ -58,6 +58,7 @@ MAX_CONTROL_FILE = 1 << 20  # control, manifest and preinst, each (md5sums is st
 MAX_MD5SUMS_RAW = 256 << 20  # md5sums read whole (ClickPackage.md5sums_raw)
 MAX_ENTRIES = MAX_MEMBERS
 MAX_LINKS = 1 << 16  # symbolic and hard links the audit keeps, to resolve them
+MAX_LINK_BYTES = 16 << 20  # and the bytes of their names and targets
 SIZE_MARGIN = 1 << 20  # data may exceed Installed-Size by this much
 RESOLVE_STEPS = 1 << 22  # path components all link resolutions of a scan may walk
 _PATH_MAX = 4096
@@ -493,6 +494,7 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
     tree = result.tree = TreeCheck(_replay(pkg), index)
     tally = Md5Tally()
     links: dict[bytes, str] = {}
+    link_bytes = 0
     tar = open_data(pkg)
     root = False
     for member in tar:
@@ -525,8 +527,10 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
             if sink is not None:
                 sink.directory(entry)
         else:
-            if len(links) >= MAX_LINKS:
-                raise PackageError(f"data: more than {MAX_LINKS} links")
+            link_bytes += len(raw) + len(entry.target)
+            if len(links) >= MAX_LINKS or link_bytes > MAX_LINK_BYTES:
+                raise PackageError(f"data: more than {MAX_LINKS} links, or more than "
+                                   f"{MAX_LINK_BYTES >> 20} MiB of link names and targets")
             links[raw] = entry.path
             if kind == "symlink":
                 tree.add(entry.path, SYMLINK)

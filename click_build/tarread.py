@@ -458,10 +458,12 @@ class TarReader:
         self._source = source
         self._label = label
         self._max = max_members
+        # Positions are in _buf, the decompressed bytes at hand; _next and
+        # _data_end may lie beyond its end (data not decompressed yet).
         self._buf = b""
-        self._pos = 0
-        self._left = 0  # data bytes of the current member not yet read
-        self._pad = 0  # padding after them
+        self._pos = 0  # the next byte data() hands out
+        self._data_end = 0  # the end of the current member's data
+        self._next = 0  # where the next header starts
         self._current: TarMember | None = None
         self._pending: dict[bytes, bytes | dict[bytes, bytes]] = {}  # L, K, x for the next member
         self._globals = 0  # global headers in a row, before member number:
@@ -470,45 +472,49 @@ class TarReader:
 
     # -- buffer ---------------------------------------------------------------
 
-    def _fill(self, need: int) -> bool:
-        """At least ``need`` bytes at ``_pos``; False at the end of the stream."""
-        while len(self._buf) - self._pos < need:
+    def _refill(self) -> bool:
+        """Replace the bytes at hand by the next chunk; False at the end of the stream."""
+        old = len(self._buf)
+        self._buf = self._source.read_chunk()
+        self._pos -= old
+        self._data_end -= old
+        self._next -= old
+        return bool(self._buf)
+
+    def _read_at_next(self, size: int, what: str) -> bytes | None:
+        """``size`` bytes at _next (skipping what comes before), _next moved past them
+        and their padding; None when the stream ends cleanly right at _next."""
+        while self._next >= len(self._buf):
+            if not self._refill():
+                if self._next > 0:
+                    raise ArchiveError(f"{self._label}: the archive ends inside "
+                                       f"{self._current_name()}")
+                return None
+        while len(self._buf) - self._next < size:
             chunk = self._source.read_chunk()
             if not chunk:
-                return False
-            self._buf = self._buf[self._pos:] + chunk
-            self._pos = 0
-        return True
+                raise ArchiveError(f"{self._label}: the archive ends inside a {what}")
+            shift = self._next
+            self._buf = self._buf[shift:] + chunk
+            self._pos -= shift
+            self._data_end -= shift
+            self._next = 0
+        start = self._next
+        self._next = self._pos = self._data_end = start + size + (-size % BLOCK)
+        return self._buf[start:start + size]
 
-    def _block(self, what: str) -> bytes | None:
-        if not self._fill(BLOCK):
-            if len(self._buf) > self._pos:
-                raise ArchiveError(f"{self._label}: truncated {what}")
-            return None
-        pos = self._pos
-        self._pos = pos + BLOCK
-        return self._buf[pos:pos + BLOCK]
-
-    def _skip(self, n: int, member: str) -> None:
-        while n:
-            avail = len(self._buf) - self._pos
-            if avail >= n:
-                self._pos += n
-                return
-            n -= avail
-            self._buf, self._pos = self._source.read_chunk(), 0
-            if not self._buf:
-                raise ArchiveError(f"{self._label}: the archive ends inside {member}")
+    def _current_name(self) -> str:
+        current = self._current
+        return repr(current.display_name()) if current is not None else "a member"
 
     def _payload(self, size: int, limit: int, what: str) -> bytes:
         if size > limit:
             raise ArchiveError(
                 f"{self._label}: {what} of {size} bytes (at most {limit} are accepted)")
-        padded = -(-size // BLOCK) * BLOCK
-        if not self._fill(padded):
+        self._current = None
+        data = self._read_at_next(size, what)
+        if data is None:
             raise ArchiveError(f"{self._label}: the archive ends inside a {what}")
-        data = self._buf[self._pos:self._pos + size]
-        self._pos += padded
         return data
 
     # -- members --------------------------------------------------------------
@@ -524,26 +530,20 @@ class TarReader:
         unpack = _FIELDS.unpack_from
         checks = _checksums
         sizes = _numbers
+        count, limit = self.members, self._max
         try:
             while True:
-                skip = self._left + self._pad
-                if skip:
-                    self._left = self._pad = 0
-                    if len(self._buf) - self._pos >= skip:
-                        self._pos += skip
-                    else:
-                        current = self._current
-                        self._skip(skip, repr(current.display_name()) if current else "a member")
-                buf, pos = self._buf, self._pos
-                if len(buf) - pos >= BLOCK:
+                pos = self._next
+                buf = self._buf
+                if pos + BLOCK <= len(buf):
                     header = buf[pos:pos + BLOCK]
-                    self._pos = pos + BLOCK
+                    pos += BLOCK
                 else:
-                    block = self._block("header")
-                    if block is None:
+                    block = self._read_at_next(BLOCK, "header")
+                    if block is None or block == zero:
                         self._end()
                         return
-                    header = block
+                    header, buf, pos = block, self._buf, self._next
                 if header == zero:
                     self._end()
                     return
@@ -561,6 +561,8 @@ class TarReader:
                 elif not _checksum_ok(header, check[0]):
                     raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
                 if kind in _EXTENDED:
+                    self._next = pos
+                    self.members = count
                     self._extended(header, kind)
                     continue
                 key = (owner, mtime_field, tail)
@@ -578,18 +580,21 @@ class TarReader:
                 if meta[8] and header[345]:
                     name = _nts(header[345:500]) + b"/" + name
                 linkname = _nts(linkname) if linkname[0] else b""
-                self.members += 1
-                if self.members > self._max:
-                    raise ArchiveError(f"{label}: more than {self._max} members")
+                count += 1
+                if count > limit:
+                    raise ArchiveError(f"{label}: more than {limit} members")
                 member = TarMember(name, kind, size, linkname, meta)
+                self._pos = pos
                 if kind == b"0" and name and not self._pending:
-                    self._left = size
-                    self._pad = -size % BLOCK
+                    self._data_end = end = pos + size
+                    self._next = end + (-size % BLOCK)
                 else:
+                    self._data_end = self._next = pos
                     member = self._special(member)
                 self._current = member
                 yield member
         finally:
+            self.members = count
             self._source.close()  # stops a decompression thread
 
     def _end(self) -> None:
@@ -697,8 +702,8 @@ class TarReader:
         if not member.name:
             raise ArchiveError(f"{label}: a member has an empty name")
         if member.type == b"0":
-            self._left = member.size
-            self._pad = -member.size % BLOCK
+            self._data_end = self._pos + member.size
+            self._next = self._data_end + (-member.size % BLOCK)
         elif member.size:
             raise ArchiveError(
                 f"{label}: {member.display_name()!r} is not a regular file but declares "
@@ -707,23 +712,20 @@ class TarReader:
 
     def data(self) -> Iterator[bytes]:
         """The current member's data in chunks of at most :data:`CHUNK` bytes."""
-        member = self._current
-        while self._left:
-            avail = len(self._buf) - self._pos
-            if not avail:
-                self._buf, self._pos = self._source.read_chunk(), 0
-                if not self._buf:
-                    name = member.display_name() if member is not None else "a member"
-                    raise ArchiveError(f"{self._label}: the archive ends inside {name!r}")
-                continue
-            n = min(avail, self._left)
+        while self._pos < self._data_end:
             pos = self._pos
-            self._pos = pos + n
-            self._left -= n
-            yield self._buf[pos:pos + n]
+            if pos >= len(self._buf):
+                if not self._refill():
+                    raise ArchiveError(f"{self._label}: the archive ends inside "
+                                       f"{self._current_name()}")
+                continue
+            end = min(len(self._buf), self._data_end)
+            self._pos = end
+            yield self._buf[pos:end]
 
     def read(self, limit: int) -> bytes:
         """The current member's data whole; refused when larger than ``limit``."""
-        if self._left > limit:
-            raise ArchiveError(f"{self._label}: a member of {self._left} bytes is implausibly large")
+        if self._data_end - self._pos > limit:
+            raise ArchiveError(f"{self._label}: a member of {self._data_end - self._pos} bytes "
+                               "is implausibly large")
         return b"".join(self.data())
