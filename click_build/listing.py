@@ -80,20 +80,19 @@ def _width(text: str) -> int:
 
 def write_contents(pkg: ClickPackage, out: TextIO) -> None:
     """Write the listing to ``out``, a few thousand lines a write."""
-    batch: list[str] = []
-    for line in contents_lines(pkg):
-        batch.append(line)
-        if len(batch) >= 4096:
-            batch.append("")
-            out.write("\n".join(batch))
-            batch.clear()
-    if batch:
+    for batch in _batches(pkg):
         batch.append("")
         out.write("\n".join(batch))
 
 
 def contents_lines(pkg: ClickPackage) -> Iterator[str]:
     """The data listing in ``dpkg-deb -c`` (GNU ``tar -tv``) format."""
+    for batch in _batches(pkg):
+        yield from batch
+
+
+def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
+    """The listing's lines, ``lines`` at a time (a million lines: one call a line costs)."""
     size_width = 19  # tar's user/group/size column: it only grows
     date_width = 16  # and its date column
     # What a member's shared fields (mode, owner, time) print as, computed once per
@@ -103,6 +102,8 @@ def contents_lines(pkg: ClickPackage) -> Iterator[str]:
     last = None
     perms = owner = when = ""
     owner_width = 0
+    batch: list[str] = []
+    add = batch.append
     try:
         for member in open_data(pkg):
             meta = member.meta
@@ -128,9 +129,15 @@ def contents_lines(pkg: ClickPackage) -> Iterator[str]:
                 line += f" -> {quote_name(member.linkname)}"
             elif kind == b"1":
                 line += f" link to {quote_name(member.linkname)}"
-            yield line
+            add(line)
+            if len(batch) >= lines:
+                yield batch
+                batch = []
+                add = batch.append
     except ArchiveError as e:
         raise PackageError(str(e)) from None
+    if batch:
+        yield batch
 
 
 def _meta_text(meta: Meta) -> tuple[Meta, str, str, int, str]:

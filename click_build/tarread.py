@@ -91,11 +91,12 @@ _ZERO_BLOCK = bytes(BLOCK)
 #: name, mode+uid+gid, size, mtime, checksum, type, link name, magic..device numbers
 _FIELDS = struct.Struct("100s24s12s12s8sc100s88s")
 _POSIX_MAGIC = b"ustar\0"
-_REGULAR = (b"0", b"\0", b"7")
+_REGULAR = (b"0", b"\0")
 _EXTENDED = (b"L", b"K", b"x", b"g")
 _NO_DATA = (b"1", b"2", b"3", b"4", b"5", b"6")
 _TYPE_NAMES = {b"S": "a GNU sparse file", b"V": "a volume label", b"M": "a multi-volume part",
-               b"N": "an old GNU long name", b"D": "a GNU dump directory"}
+               b"N": "an old GNU long name", b"D": "a GNU dump directory",
+               b"7": "a contiguous file"}  # tar lists it apart, tarfile reads it as a file
 _SPARSE = b"GNU.sparse."
 _GLOBAL_REFUSED = (b"path", b"linkpath", b"size")
 _numbers: dict[bytes, int] = {}  # parsed sizes: few distinct values in an archive
@@ -172,10 +173,10 @@ class TarMember:
 class Decompressed:
     """The decompressed bytes of one window of a file, a chunk at a time.
 
-    ``compression`` is a key of :data:`COMPRESSIONS`.  The data may be several
-    compressed streams one after the other, as gzip(1), xz(1) and bzip2(1)
-    read them; trailing zero bytes after the last one are padding.  A stream
-    that ends before its end marker is an error.
+    ``compression`` is a key of :data:`COMPRESSIONS`.  Gzip data may be several
+    members one after the other, as gzip(1) and dpkg read them; trailing zero
+    bytes after the last stream are padding.  A stream that ends before its end
+    marker is an error.
     """
 
     def __init__(self, f: BinaryIO, offset: int, size: int, compression: str) -> None:
@@ -237,7 +238,9 @@ class Decompressed:
             rest = self._input()
             if not rest:
                 return False
-        if not rest.startswith(COMPRESSIONS[self._kind]):
+        # gzip(1) and dpkg read gzip members one after another; dpkg stops after the
+        # first xz or bzip2 stream, so more would be files that dpkg-deb -c never shows.
+        if self._kind != ".gz" or not rest.startswith(COMPRESSIONS[".gz"]):
             raise ArchiveError("unexpected data after the end of the compressed stream")
         self._pending = rest
         self._new_stream()
@@ -364,7 +367,10 @@ def open_stream(f: BinaryIO, offset: int, size: int,
     of real files are decompressed ahead, in a second thread."""
     source = Decompressed(f, offset, size, compression)
     if size >= PREFETCH_SIZE and source.positional:
-        return _Prefetch(source)
+        try:
+            return _Prefetch(source)
+        except (ImportError, RuntimeError):  # no threads here (a sandbox, an unreadable
+            pass  # library after the installer dropped privileges): decompress inline
     return source
 
 
@@ -465,7 +471,12 @@ class TarReader:
         self._data_end = 0  # the end of the current member's data
         self._next = 0  # where the next header starts
         self._current: TarMember | None = None
-        self._pending: dict[bytes, bytes | dict[bytes, bytes]] = {}  # L, K, x for the next member
+        # Extended headers for the next member (L, K, x), and the global pax records
+        # (g) for all that follow; _pending is true when any of them is set.
+        self._extended_for: dict[bytes, bytes] = {}
+        self._pax: dict[bytes, bytes] = {}
+        self._global: dict[bytes, bytes] = {}
+        self._pending = False
         self._globals = 0  # global headers in a row, before member number:
         self._globals_before = -1
         self.members = 0
@@ -598,7 +609,7 @@ class TarReader:
             self._source.close()  # stops a decompression thread
 
     def _end(self) -> None:
-        if self._pending:
+        if self._extended_for or self._pax:
             raise ArchiveError(f"{self._label}: the archive ends after an extended header")
 
     def _meta(self, header: bytes) -> tuple[int, int, int, int, bytes, bytes, int, int, bool]:
@@ -627,41 +638,43 @@ class TarReader:
 
     def _extended(self, header: bytes, kind: bytes) -> None:
         """A GNU long name/link or pax record: read (capped), kept for the next member."""
-        pending = self._pending
-        if kind in pending and kind != b"g":
+        if kind in self._extended_for or (kind == b"x" and self._pax):
             raise ArchiveError(f"{self._label}: two extended headers of type {kind.decode()} "
                                "for one member")
         size = self._size(header[124:136])
+        self._pending = True
         if kind in (b"L", b"K"):
             what = "long name record" if kind == b"L" else "long link record"
-            pending[kind] = _nts(self._payload(size, MAX_LONG_NAME, what))
+            self._extended_for[kind] = _nts(self._payload(size, MAX_LONG_NAME, what))
             return
         records = _pax_records(self._payload(size, MAX_PAX, "pax header"), self._label)
-        if kind == b"g":
-            # Global headers apply to all that follow: a few in a row, not thousands.
-            if self._globals_before != self.members:
-                self._globals_before, self._globals = self.members, 0
-            self._globals += 1
-            if self._globals > 16:
-                raise ArchiveError(f"{self._label}: too many global pax headers in a row")
-            refused = [k for k in _GLOBAL_REFUSED if k in records]
-            if refused:
-                raise ArchiveError(
-                    f"{self._label}: a global pax header sets {refused[0].decode()}")
+        if kind == b"x":
+            self._pax = records
             return
-        pending[kind] = records
+        # Global headers apply to all that follow: a few in a row, not thousands.
+        if self._globals_before != self.members:
+            self._globals_before, self._globals = self.members, 0
+        self._globals += 1
+        if self._globals > 16:
+            raise ArchiveError(f"{self._label}: too many global pax headers in a row")
+        refused = [k for k in _GLOBAL_REFUSED if k in records]
+        if refused:
+            raise ArchiveError(f"{self._label}: a global pax header sets {refused[0].decode()}")
+        self._global.update(records)  # kept for every member that follows, as tar does
 
     def _extend(self, member: TarMember) -> None:
         """Apply the pending long name, long link and pax records to ``member``."""
-        pending, self._pending = self._pending, {}
         label = self._label
-        if b"L" in pending:
-            member.name = pending[b"L"]  # type: ignore[assignment]
-        if b"K" in pending:
-            member.linkname = pending[b"K"]  # type: ignore[assignment]
-        pax: dict[bytes, bytes] = pending.get(b"x") or {}  # type: ignore[assignment]
+        extended, pax = self._extended_for, self._pax
+        self._extended_for, self._pax = {}, {}
+        self._pending = bool(self._global)
+        if b"L" in extended:
+            member.name = extended[b"L"]
+        if b"K" in extended:
+            member.linkname = extended[b"K"]
         meta = list(member.meta)
-        for keyword, value in pax.items():
+        # the member's own records after the global ones
+        for keyword, value in (*self._global.items(), *pax.items()):
             if keyword == b"path":
                 member.name = value
             elif keyword == b"linkpath":

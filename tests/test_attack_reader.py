@@ -129,6 +129,9 @@ ARCHIVES: dict[str, tuple[bytes, str]] = {
     "symlink-with-data": (raw_tar(ROOT_MEMBER, raw_header(b"./l", b"2", 512, linkname=b"x")
                                   + b"\0" * 512), "declares 512 bytes of data"),
     "volume-label": (raw_tar(ROOT_MEMBER, raw_header(b"label", b"V")), "a volume label"),
+    # tar lists type 7 apart while tarfile reads it as a file: no reader may differ
+    "contiguous-file": (raw_tar(ROOT_MEMBER, raw_member(b"./app.desktop", b"x", kind=b"7")),
+                        "a contiguous file"),
     "unknown-type": (raw_tar(ROOT_MEMBER, raw_header(b"./x", b"Z")), "of unknown type"),
 }
 
@@ -163,14 +166,16 @@ def test_hostile_control_archive(tmp_path: Path) -> None:
 
 
 def test_what_real_tools_write_is_read(tmp_path: Path) -> None:
-    """ustar with a name prefix, pax names (hdrcharset and all), GNU long names and
-    links, old-style folder names, base-256 numbers: what tar, bsdtar and Python write."""
+    """ustar with a name prefix, pax names (hdrcharset and all), global pax records,
+    GNU long names and links, old-style folder names, base-256 numbers: what tar,
+    bsdtar, git archive and Python write."""
     deep = b"d" * 90 + b"/" + b"e" * 90
     long_name = b"./" + b"n" * 150
     base256_mtime = patched(raw_header(b"./big-mtime", size=4), 136,
                             b"\x80" + (1 << 40).to_bytes(11, "big"))
     data = raw_tar(
-        ROOT_MEMBER, DESKTOP_MEMBER,
+        ROOT_MEMBER, pax_record({b"comment": b"git archive", b"mtime": b"1600000000",
+                                 b"uname": b"builder"}, b"g"), DESKTOP_MEMBER,
         raw_member(b"./ustar", kind=b"5", mode=b"0000755\0", magic=b"ustar\0"),
         raw_member(deep[91:], b"prefixed", magic=b"ustar\0", prefix=b"./ustar/" + deep[:90]),
         pax_record({b"path": b"./pax-\xc3\xa9t\xc3\xa9", b"hdrcharset": b"ISO-IR 10646 2000 UTF-8",
@@ -191,6 +196,33 @@ def test_what_real_tools_write_is_read(tmp_path: Path) -> None:
                             check=True).stdout
     assert ours == theirs
     assert "./pax-été" in ours and f"./ustar/{deep.decode()}" in ours and "./olddir/" in ours
+
+
+@pytest.mark.parametrize("form", ["gzip-members", "bz2", "xz-streams"])
+def test_concatenated_streams(tmp_path: Path, form: str) -> None:
+    """gzip members one after another are read, as dpkg reads them; dpkg stops after the
+    first bzip2 or xz stream, so a second one is refused rather than installing files
+    that dpkg-deb -c does not show."""
+    import bz2
+    import lzma
+
+    raw = ROOT_MEMBER + DESKTOP_MEMBER + b"\0" * 1024
+    cut = len(ROOT_MEMBER) + 100
+    name, data = {
+        "gzip-members": ("data.tar.gz", gzip.compress(raw[:cut]) + gzip.compress(raw[cut:])),
+        "bz2": ("data.tar.bz2", bz2.compress(raw[:cut]) + bz2.compress(raw[cut:])),
+        "xz-streams": ("data.tar.xz", lzma.compress(raw[:cut]) + lzma.compress(raw[cut:])),
+    }[form]
+    parts = Crafted().parts()
+    parts[3] = (name, data)
+    path = Crafted(members=parts).write(tmp_path / f"{form}.click")
+    if form != "gzip-members":
+        one_error(measured(*VERIFY, path)[0], "unexpected data after the end of the compressed")
+        return
+    assert measured(*VERIFY, path)[0].returncode == 0
+    ours = subprocess.run([*CLICK_BUILD, "contents", path], capture_output=True, check=True).stdout
+    theirs = subprocess.run([need("dpkg-deb"), "-c", path], capture_output=True, check=True).stdout
+    assert ours == theirs and b"./app.desktop" in ours
 
 
 def test_the_limits_are_where_the_docs_say(tmp_path: Path) -> None:
@@ -392,6 +424,14 @@ def test_installed_size_must_be_ascii_digits(tmp_path: Path, value: str) -> None
                        "--force-missing-framework", path, env=env.vars())[0]
     one_error(install)  # the audit's message, or the free-space check's for a huge one
     assert "Installed-Size" in install.stderr or "KiB are free" in install.stderr
+
+
+def test_a_superscript_in_columns_is_not_a_width() -> None:
+    """str.isdigit() takes '²', int() does not: the CLI's width comes from the one rule."""
+    result = subprocess.run([*CLICK_BUILD, "contents", "--help"], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "²"}, check=False)
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    assert "usage: click-build contents" in result.stdout
 
 
 # ------------------------------------------------------------------ names ---
