@@ -102,6 +102,9 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
     last = None
     perms = owner = when = ""
     owner_width = 0
+    # A regular file's line up to its name depends on its size alone while the shared
+    # fields and the column widths stay: one look-up instead of the formatting.
+    prefixes: dict[int, str] = {}
     batch: list[str] = []
     add = batch.append
     try:
@@ -117,14 +120,28 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
                 date_width = max(date_width, len(when))
                 when = f"{when:<{date_width}}"
                 last = meta
+                prefixes = {}
             kind = member.type
+            name = member.name
+            if kind == b"0":
+                prefix = prefixes.get(member.size)
+                if prefix is not None:
+                    add(prefix + (name.decode("ascii") if _PLAIN.match(name) else quote_name(name)))
+                    if len(batch) >= lines:
+                        yield batch
+                        batch = []
+                        add = batch.append
+                    continue
             size = str(member.size) if kind == b"0" or kind < b"3" or kind > b"4" \
                 else f"{meta[6]},{meta[7]}"
-            size_width = max(size_width, owner_width + len(size))
-            name = member.name
-            text = name.decode("ascii") if _PLAIN.match(name) else quote_name(name)
-            line = (f"{_TYPE_CHARS.get(kind, '-')}{perms} {owner} "
-                    f"{size:>{size_width - owner_width}} {when} {text}")
+            if owner_width + len(size) > size_width:
+                size_width = owner_width + len(size)
+                prefixes = {}
+            prefix = (f"{_TYPE_CHARS.get(kind, '-')}{perms} {owner} "
+                      f"{size:>{size_width - owner_width}} {when} ")
+            if kind == b"0" and len(prefixes) < 1024:
+                prefixes[member.size] = prefix
+            line = prefix + (name.decode("ascii") if _PLAIN.match(name) else quote_name(name))
             if kind == b"2":
                 line += f" -> {quote_name(member.linkname)}"
             elif kind == b"1":

@@ -100,7 +100,7 @@ _TYPE_NAMES = {b"S": "a GNU sparse file", b"V": "a volume label", b"M": "a multi
 _SPARSE = b"GNU.sparse."
 _GLOBAL_REFUSED = (b"path", b"linkpath", b"size")
 _numbers: dict[bytes, int] = {}  # parsed sizes: few distinct values in an archive
-_checksums: dict[bytes, tuple[int, int]] = {}  # checksum field -> (value, its byte sum)
+_checksums: dict[bytes, int] = {}  # checksum field -> adler32's low half when right
 
 
 class TarMember:
@@ -393,21 +393,25 @@ def _parse_number(field: bytes) -> int:
     raise ArchiveError(f"header field {field!r} is not an octal number")
 
 
-def _checksum_field(field: bytes) -> tuple[int, int]:
-    """The checksum a header declares, and the sum of its field's own bytes."""
+def _checksum_field(field: bytes) -> int:
+    """What adler32's low half is for an ASCII header whose checksum field is
+    ``field`` and right: 1 + the declared sum - 256 + the field's own bytes."""
     try:
-        value = _parse_number(field)
+        want = _parse_number(field) - 255 + sum(field)
     except ArchiveError:
-        value = -1
-    check = (value, sum(field))
+        want = -1
     if len(_checksums) < 8192:
-        _checksums[field] = check
-    return check
+        _checksums[field] = want
+    return want
 
 
-def _checksum_ok(header: bytes, stored: int) -> bool:
+def _checksum_ok(header: bytes, field: bytes) -> bool:
     """The exact sums, unsigned and signed (old tars summed signed chars, and
-    tar accepts both), for headers with bytes above 127."""
+    tar accepts both)."""
+    try:
+        stored = _parse_number(field)
+    except ArchiveError:
+        return False
     unsigned = sum(header[:148]) + sum(header[156:]) + 8 * 32
     high = sum(1 for b in header[:148] + header[156:] if b >= 0x80)
     return stored in (unsigned, unsigned - 256 * high)
@@ -542,6 +546,8 @@ class TarReader:
         checks = _checksums
         sizes = _numbers
         count, limit = self.members, self._max
+        last_owner = last_mtime = last_tail = b""
+        last_meta: Meta = (0, 0, 0, 0, b"", b"", 0, 0, False)  # never used: b"" matches no field
         try:
             while True:
                 pos = self._next
@@ -562,26 +568,29 @@ class TarReader:
                  tail) = unpack(header)
                 # The checksum: the byte sum with its own field counted as spaces.
                 # adler32's low half is 1 + the byte sum while that stays under 65521,
-                # which an ASCII block always does (512 * 127).
-                check = checks.get(field)
-                if check is None:
-                    check = _checksum_field(field)
-                if header.isascii():
-                    if (adler(header) & 0xFFFF) + 255 - check[1] != check[0]:
+                # which an ASCII block always does (512 * 127): one C call checks it.
+                want = checks.get(field)
+                if want is None:
+                    want = _checksum_field(field)
+                if (adler(header) & 0xFFFF) != want or not header.isascii():
+                    if not _checksum_ok(header, field):
                         raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
-                elif not _checksum_ok(header, check[0]):
-                    raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
                 if kind in _EXTENDED:
                     self._next = pos
                     self.members = count
                     self._extended(header, kind)
                     continue
-                key = (owner, mtime_field, tail)
-                meta = metas.get(key)
-                if meta is None:
-                    meta = self._meta(header)
-                    if len(metas) < 4096:
-                        metas[key] = meta
+                if owner != last_owner or mtime_field != last_mtime or tail != last_tail:
+                    key = (owner, mtime_field, tail)
+                    meta = metas.get(key)
+                    if meta is None:
+                        meta = self._meta(header)
+                        if len(metas) < 4096:
+                            metas[key] = meta
+                    last_owner, last_mtime, last_tail = key
+                    last_meta = meta
+                else:  # members in a row mostly share these fields
+                    meta = last_meta
                 size = sizes.get(size_field)
                 if size is None:
                     size = self._size(size_field)
