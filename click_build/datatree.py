@@ -34,10 +34,16 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-__all__ = ["DIR", "EXEC", "FILE", "SYMLINK", "PathIndex", "TreeCheck", "path_problem"]
+__all__ = ["DIR", "EXEC", "FILE", "SYMLINK", "PathIndex", "TreeCheck", "path_problem", "shown"]
 
 DIR, FILE, EXEC, SYMLINK = 1, 2, 3, 4
 _KIND_NAMES = {DIR: "directory", FILE: "file", EXEC: "file", SYMLINK: "symbolic link"}
+
+
+def shown(path: str) -> str:
+    """A package path in a message: as it is when printable, else quoted, so that no
+    name (a carriage return, a terminal escape) can forge or hide an error line."""
+    return path if path.isprintable() else repr(path)
 
 
 def path_problem(path: str) -> str | None:
@@ -52,7 +58,7 @@ def path_problem(path: str) -> str | None:
     if "" in parts or "." in parts or ".." in parts:
         return f"path {path!r} is not clean (empty, '.' or '..' component)"
     if parts[0] == ".click":
-        return f"{path} is inside the reserved top-level .click directory"
+        return f"{shown(path)} is inside the reserved top-level .click directory"
     return None
 
 
@@ -157,8 +163,8 @@ class TreeCheck:
         assert self.index is not None
         kind = self.index.get(target)
         if kind not in (FILE, EXEC):
-            raise PackageError(f"data: hard link {path} -> {target} does not point to an "
-                               "earlier file of the package")
+            raise PackageError(f"data: hard link {shown(path)} -> {shown(target)} does not "
+                               "point to an earlier file of the package")
         self._indexed(path, kind)
         self._added += 1
         return kind
@@ -174,7 +180,7 @@ class TreeCheck:
         # path itself, which is this path's parent when it is the whole chain.
         if common and common == len(prev) and self._prev_kind != DIR:
             raise PackageError(
-                f"data: {path} would be written through {'/'.join(prev)}, which is a "
+                f"data: {shown(path)} would be written through {shown('/'.join(prev))}, which is a "
                 f"{_KIND_NAMES[self._prev_kind]}")
         self._prev = parts
         self._prev_kind = kind
@@ -183,14 +189,14 @@ class TreeCheck:
         index = self.index
         assert index is not None
         if not index.add(path, kind):
-            raise PackageError(f"data: {path} appears twice")
+            raise PackageError(f"data: {shown(path)} appears twice")
         parent = path.rpartition("/")[0]
         while parent:
             have = index.get(parent)
             if have:
                 if have != DIR:
-                    raise PackageError(f"data: {path} would be written through {parent}, "
-                                       f"which is a {_KIND_NAMES[have]}")
+                    raise PackageError(f"data: {shown(path)} would be written through "
+                                       f"{shown(parent)}, which is a {_KIND_NAMES[have]}")
                 break
             index.add(parent, DIR)  # implied by the path
             parent = parent.rpartition("/")[0]

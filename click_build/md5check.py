@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from .datatree import shown
 from .errors import PackageError
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -126,12 +127,12 @@ def check_md5sums(
         link = links.get(path) if links else None
         if link is not None:
             if link in link_lines:
-                raise PackageError(f"md5sums: {link} is listed twice")
+                raise PackageError(f"md5sums: {shown(link)} is listed twice")
             link_lines[link] = digest
             continue
         listed.add(path, digest)
         if needed:
-            name = _name(path)
+            name = path.decode("utf-8", "surrogateescape")
             if name in needed:
                 file_lines[name] = digest  # a repeat makes the sums differ
     bad = data.differing(listed)
@@ -140,9 +141,10 @@ def check_md5sums(
     for link, target in hardlinks.items():
         have = link_lines.get(link)
         if have is None:
-            raise PackageError(f"md5sums: {link} is not listed")
+            raise PackageError(f"md5sums: {shown(link)} is not listed")
         if have != file_lines.get(target):
-            raise PackageError(f"md5sums: {link} does not match its checksum (altered file)")
+            raise PackageError(f"md5sums: {shown(link)} does not match its checksum "
+                               "(altered file)")
     # The original lists symbolic links to files with their target's sum: check
     # it when the target is a file of this package, ignore it otherwise.
     for link, resolved in symlinks.items():
@@ -151,7 +153,7 @@ def check_md5sums(
             continue
         want = file_lines.get(hardlinks.get(resolved, resolved))
         if want is not None and have != want:
-            raise PackageError(f"md5sums: {link} does not match its checksum")
+            raise PackageError(f"md5sums: {shown(link)} does not match its checksum")
 
 
 def _diagnose(bad: list[int], listed: Md5Tally,
@@ -187,4 +189,4 @@ def _diagnose(bad: list[int], listed: Md5Tally,
 
 
 def _name(path: bytes) -> str:
-    return path.decode("utf-8", "surrogateescape")
+    return shown(path.decode("utf-8", "surrogateescape"))

@@ -16,7 +16,7 @@ import stat
 
 from ._record import Record
 from .archive import ArMember, MemberReader, read_ar_members
-from .datatree import DIR, EXEC, FILE, SYMLINK, TreeCheck, path_problem
+from .datatree import DIR, EXEC, FILE, SYMLINK, TreeCheck, path_problem, shown
 from .deb822 import parse_control, whole_number
 from .errors import ArchiveError, PackageError
 from .frameworks import validate_framework
@@ -435,7 +435,7 @@ def _entry(member: TarMember) -> tuple[DataEntry, bytes]:
         raise PackageError(f"data: {problem}")
     mode = member.mode
     if mode & (stat.S_ISUID | stat.S_ISGID) and kind in (b"0", b"5"):
-        raise PackageError(f"data: {path} has the setuid or setgid bit")
+        raise PackageError(f"data: {shown(path)} has the setuid or setgid bit")
     if kind == b"0":
         return DataEntry(path, "file", 0o755 if mode & 0o111 else 0o644, member.size,
                          member.mtime, stored_mode=mode & 0o7777), raw
@@ -444,16 +444,17 @@ def _entry(member: TarMember) -> tuple[DataEntry, bytes]:
     if kind == b"2":
         target = member.linkname.decode("utf-8", "surrogateescape")
         if not target:
-            raise PackageError(f"data: symbolic link {path} has an empty target")
+            raise PackageError(f"data: symbolic link {shown(path)} has an empty target")
         return DataEntry(path, "symlink", 0o777, 0, member.mtime, target), raw
     if kind == b"1":
         target = member.linkname.decode("utf-8", "surrogateescape").removeprefix("./")
         if path_problem(target):
-            raise PackageError(f"data: hard link {path} -> {target} does not point to an "
-                               "earlier file of the package")
+            raise PackageError(f"data: hard link {shown(path)} -> {shown(target)} does not "
+                               "point to an earlier file of the package")
         return DataEntry(path, "hardlink", 0o644, 0, member.mtime, target), raw
     what = {b"3": "character device", b"4": "block device", b"6": "fifo"}[kind]
-    raise PackageError(f"data: {path} is a {what}; only files, directories and links are allowed")
+    raise PackageError(f"data: {shown(path)} is a {what}; only files, directories and links "
+                       "are allowed")
 
 
 def _replay(pkg: ClickPackage) -> Callable[[int], Iterator[tuple[str, int]]]:

@@ -501,6 +501,15 @@ def test_newline_in_a_data_name_is_refused_by_the_reader(tmp_path: Path) -> None
     assert listing.returncode == 0 and listing.stdout.endswith("./new\\nline\n")
 
 
+def test_a_name_cannot_forge_an_error_line(tmp_path: Path) -> None:
+    """Names are accepted with control characters; messages quote them."""
+    name = b"./ok\rclick-build: all is well\x1b[2K"
+    data = raw_tar(ROOT_MEMBER, DESKTOP_MEMBER, raw_member(name, b"x"), raw_member(name, b"x"))
+    result = measured(*VERIFY, with_data_tar(data).write(tmp_path / "f.click"))[0]
+    one_error(result, "appears twice", "\\r", "\\x1b")
+    assert "\r" not in result.stderr and "\x1b" not in result.stderr
+
+
 def test_md5sums_lines_split_on_newline_only(tmp_path: Path) -> None:
     """A name with \\x0b, \\x1c, \\x85 or U+2028 is one md5sums line, not several."""
     names = [b"a\x0bb", b"a\x1cb", b"a\xc2\x85b", b"a\xe2\x80\xa8b", b"a\x0cb"]
