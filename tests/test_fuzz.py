@@ -187,3 +187,41 @@ def test_tar_reader_agrees_with_tarfile(members: list[tuple[list[str], str, byte
     assert [t for _n, t, _s, _l in got] == [
         {tarfile.REGTYPE: b"0", tarfile.DIRTYPE: b"5", tarfile.SYMTYPE: b"2"}[i.type]
         for i in expected]
+
+
+# ------------------------------------------------------------ the tree checks ---
+
+_tree_paths = st.lists(st.tuples(
+    st.lists(st.sampled_from(["a", "b", "a.b", "c"]), min_size=1, max_size=4).map("/".join),
+    st.sampled_from([1, 2, 3, 4, "hardlink"])), max_size=12)
+
+
+def _tree_outcome(entries: list[tuple[str, object]], index: bool) -> str:
+    from click_build.datatree import TreeCheck
+    from click_build.errors import PackageError
+
+    def replay(count: int) -> list[tuple[str, int]]:
+        return [(p, k) for p, k in entries if k != "hardlink"][:count]  # type: ignore[misc]
+
+    check = TreeCheck(replay, index=index)
+    try:
+        for path, kind in entries:
+            if kind == "hardlink":
+                check.add_hardlink(path, "a")
+            else:
+                assert isinstance(kind, int)
+                check.add(path, kind)
+    except PackageError as e:
+        return str(e).split(":")[1].split(" ", 2)[-1]  # the kind of refusal, not the path
+    return "accepted"
+
+
+@settings(max_examples=600, deadline=None)
+@given(_tree_paths, st.booleans())
+def test_tree_check_keeps_nothing_yet_refuses_what_the_index_refuses(
+        entries: list[tuple[str, object]], builder_order: bool) -> None:
+    """The order-based checks (no memory per path) and the index agree on every
+    sequence, in the builders' order or not: same acceptance, same kind of refusal."""
+    if builder_order:
+        entries = sorted(entries, key=lambda e: e[0].split("/"))
+    assert _tree_outcome(entries, index=False) == _tree_outcome(entries, index=True)
