@@ -108,8 +108,7 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
     batch: list[str] = []
     add = batch.append
     try:
-        for member in open_data(pkg):
-            meta = member.meta
+        for name, kind, member_size, linkname, meta in open_data(pkg):
             if meta is not last:
                 cached = shown.get(id(meta))
                 if cached is None or cached[0] is not meta:
@@ -121,10 +120,8 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
                 when = f"{when:<{date_width}}"
                 last = meta
                 prefixes = {}
-            kind = member.type
-            name = member.name
             if kind == b"0":
-                prefix = prefixes.get(member.size)
+                prefix = prefixes.get(member_size)
                 if prefix is not None:
                     add(prefix + (name.decode("ascii") if _PLAIN.match(name) else quote_name(name)))
                     if len(batch) >= lines:
@@ -132,7 +129,7 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
                         batch = []
                         add = batch.append
                     continue
-            size = str(member.size) if kind == b"0" or kind < b"3" or kind > b"4" \
+            size = str(member_size) if kind == b"0" or kind < b"3" or kind > b"4" \
                 else f"{meta[6]},{meta[7]}"
             if owner_width + len(size) > size_width:
                 size_width = owner_width + len(size)
@@ -140,12 +137,12 @@ def _batches(pkg: ClickPackage, lines: int = 4096) -> Iterator[list[str]]:
             prefix = (f"{_TYPE_CHARS.get(kind, '-')}{perms} {owner} "
                       f"{size:>{size_width - owner_width}} {when} ")
             if kind == b"0" and len(prefixes) < 1024:
-                prefixes[member.size] = prefix
+                prefixes[member_size] = prefix
             line = prefix + (name.decode("ascii") if _PLAIN.match(name) else quote_name(name))
             if kind == b"2":
-                line += f" -> {quote_name(member.linkname)}"
+                line += f" -> {quote_name(linkname)}"
             elif kind == b"1":
-                line += f" link to {quote_name(member.linkname)}"
+                line += f" link to {quote_name(linkname)}"
             add(line)
             if len(batch) >= lines:
                 yield batch

@@ -39,6 +39,7 @@ import os
 import struct
 import zlib
 
+from ._record import Record
 from .errors import ArchiveError
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -103,22 +104,20 @@ _numbers: dict[bytes, int] = {}  # parsed sizes: few distinct values in an archi
 _checksums: dict[bytes, int] = {}  # checksum field -> adler32's low half when right
 
 
-class TarMember:
+class TarMember(Record):
     """One member's header, every name as the raw bytes the archive holds.
 
     ``meta`` holds the fields that repeat from member to member (mode, owner,
     time, device numbers); members with equal fields share one tuple, which
-    lets a reader cache what it derives from them.
+    lets a reader cache what it derives from them.  A tuple: made a million
+    times for a big app, it costs one C call.
     """
 
-    __slots__ = ("linkname", "meta", "name", "size", "type")
-
-    def __init__(self, name: bytes, type: bytes, size: int, linkname: bytes, meta: Meta) -> None:
-        self.name = name
-        self.type = type  # b"0" file, b"1" hard link, b"2" symlink, b"3"/b"4" devices,
-        self.size = size  # b"5" folder, b"6" FIFO ("\0" and "7" are read as b"0")
-        self.linkname = linkname
-        self.meta = meta
+    name: bytes
+    type: bytes  # b"0" file, b"1" hard link, b"2" symlink, b"3"/b"4" devices, b"5" folder,
+    size: int  # b"6" FIFO (a pre-POSIX "\0" is read as b"0", or b"5" for a name ending in /)
+    linkname: bytes
+    meta: Meta
 
     @property
     def mode(self) -> int:
@@ -546,6 +545,7 @@ class TarReader:
         checks = _checksums
         sizes = _numbers
         count, limit = self.members, self._max
+        new = tuple.__new__
         last_owner = last_mtime = last_tail = b""
         last_meta: Meta = (0, 0, 0, 0, b"", b"", 0, 0, False)  # never used: b"" matches no field
         try:
@@ -603,7 +603,7 @@ class TarReader:
                 count += 1
                 if count > limit:
                     raise ArchiveError(f"{label}: more than {limit} members")
-                member = TarMember(name, kind, size, linkname, meta)
+                member = new(TarMember, (name, kind, size, linkname, meta))
                 self._pos = pos
                 if kind == b"0" and name and not self._pending:
                     self._data_end = end = pos + size
@@ -671,25 +671,24 @@ class TarReader:
             raise ArchiveError(f"{self._label}: a global pax header sets {refused[0].decode()}")
         self._global.update(records)  # kept for every member that follows, as tar does
 
-    def _extend(self, member: TarMember) -> None:
-        """Apply the pending long name, long link and pax records to ``member``."""
+    def _extend(self, member: TarMember) -> TarMember:
+        """``member`` with the pending long name, long link and pax records applied."""
         label = self._label
         extended, pax = self._extended_for, self._pax
         self._extended_for, self._pax = {}, {}
         self._pending = bool(self._global)
-        if b"L" in extended:
-            member.name = extended[b"L"]
-        if b"K" in extended:
-            member.linkname = extended[b"K"]
+        name = extended.get(b"L", member.name)
+        linkname = extended.get(b"K", member.linkname)
+        size = member.size
         meta = list(member.meta)
         # the member's own records after the global ones
         for keyword, value in (*self._global.items(), *pax.items()):
             if keyword == b"path":
-                member.name = value
+                name = value
             elif keyword == b"linkpath":
-                member.linkname = value
+                linkname = value
             elif keyword == b"size":
-                member.size = _pax_int(value, keyword, label)
+                size = _pax_int(value, keyword, label)
             elif keyword == b"mtime":
                 meta[3] = _pax_int(value, keyword, label, signed=True)
             elif keyword == b"uid":
@@ -700,21 +699,21 @@ class TarReader:
                 meta[4] = value
             elif keyword == b"gname":
                 meta[5] = value
-        member.meta = tuple(meta)  # type: ignore[assignment]
-        if not member.name or b"\0" in member.name or b"\0" in member.linkname:
+        if not name or b"\0" in name or b"\0" in linkname:
             raise ArchiveError(f"{label}: a member has an empty name or a NUL in its name")
+        return TarMember(name, member.type, size, linkname, tuple(meta))  # type: ignore[arg-type]
 
     def _special(self, member: TarMember) -> TarMember:
         """Every member but a plain regular file: extended headers applied, types
         checked, data refused but for regular files."""
         label = self._label
-        kind = member.type
         if self._pending:
-            self._extend(member)
+            member = self._extend(member)
+        kind = member.type
         if kind in _REGULAR:
-            member.type = b"0"
-            if kind == b"\0" and member.name.endswith(b"/"):
-                member.type = b"5"  # pre-POSIX tars mark folders by a trailing '/'
+            folder = kind == b"\0" and member.name.endswith(b"/")
+            # pre-POSIX tars mark folders by a trailing '/'
+            member = member._replace(type=b"5" if folder else b"0")
         elif kind not in _NO_DATA:
             if kind == b"S":
                 raise ArchiveError(f"{label}: sparse files are not supported")
