@@ -181,7 +181,8 @@ def _tar(f: BinaryIO, member: ArMember, max_members: int = MAX_MEMBERS) -> TarRe
         raise PackageError(f"cannot read {member.name}: {e.strerror}") from None
     if head != magic:
         raise PackageError(f"{member.name}: its content is not {ext[1:] or 'tar'} data")
-    return TarReader(open_stream(f, member.offset, member.size, ext), member.name, max_members)
+    return TarReader(open_stream(f, member.offset, member.size, ext, member.name), member.name,
+                     max_members)
 
 
 def _control_tar(f: BinaryIO, member: ArMember) -> TarReader:

@@ -83,6 +83,8 @@ _INPUT = 1 << 18  # compressed bytes read at a time
 MAX_LONG_NAME = 8 << 10
 #: One pax extended header: a path and a link path of PATH_MAX and the rest.
 MAX_PAX = 16 << 10
+#: Memory xz may use to decompress (its dictionary): what ``xz -9`` needs, and some.
+XZ_MEMLIMIT = 128 << 20
 #: Members in one archive: ten times any real app, and a bound for the rest.
 MAX_MEMBERS = 1 << 20
 #: Magic bytes of the compressions a package member may use, by file suffix.
@@ -178,8 +180,10 @@ class Decompressed:
     marker is an error.
     """
 
-    def __init__(self, f: BinaryIO, offset: int, size: int, compression: str) -> None:
+    def __init__(self, f: BinaryIO, offset: int, size: int, compression: str,
+                 label: str = "") -> None:
         self._f = f
+        self._label = f"{label}: " if label else ""
         try:  # positional reads: another reader of the same file cannot move us
             self._fd: int | None = f.fileno()
         except (AttributeError, OSError, ValueError):  # io.BytesIO and friends
@@ -200,7 +204,9 @@ class Decompressed:
         elif self._kind == ".xz":
             import lzma
 
-            self._other = lzma.LZMADecompressor(lzma.FORMAT_XZ)
+            # xz declares its dictionary size: without a limit a few bytes could ask
+            # for 1.5 GiB; xz -9 needs 65 MiB to decompress.
+            self._other = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=XZ_MEMLIMIT)
             self._errors = (lzma.LZMAError, EOFError, ValueError)
         elif self._kind == ".bz2":
             import bz2
@@ -222,9 +228,10 @@ class Decompressed:
                 self._f.seek(self._pos)
                 data = self._f.read(n)
         except OSError as e:
-            raise ArchiveError(f"cannot read the package: {e.strerror or e}") from None
+            raise ArchiveError(f"{self._label}cannot read the package: {e.strerror or e}") from None
         if not data:
-            raise ArchiveError("the file ended early (was it truncated while being read?)")
+            raise ArchiveError(f"{self._label}the file ended early (was it truncated while it "
+                               "was read?)")
         self._pos += len(data)
         return data
 
@@ -240,7 +247,8 @@ class Decompressed:
         # gzip(1) and dpkg read gzip members one after another; dpkg stops after the
         # first xz or bzip2 stream, so more would be files that dpkg-deb -c never shows.
         if self._kind != ".gz" or not rest.startswith(COMPRESSIONS[".gz"]):
-            raise ArchiveError("unexpected data after the end of the compressed stream")
+            raise ArchiveError(f"{self._label}unexpected data after the end of the compressed "
+                               "stream")
         self._pending = rest
         self._new_stream()
         return True
@@ -268,7 +276,7 @@ class Decompressed:
         except ArchiveError:
             raise
         except self._errors as e:
-            raise ArchiveError(f"corrupt compressed data ({e})") from None
+            raise ArchiveError(f"{self._label}corrupt compressed data ({e})") from None
 
     def _read_zlib(self) -> bytes:
         while True:
@@ -281,7 +289,8 @@ class Decompressed:
                 continue
             data = d.unconsumed_tail or self._input()
             if not data:
-                raise ArchiveError("compressed data ends early (the archive is truncated)")
+                raise ArchiveError(f"{self._label}compressed data ends early (the archive is "
+                                   "truncated)")
             out = d.decompress(data, CHUNK)
             if out:
                 return out
@@ -299,7 +308,8 @@ class Decompressed:
             if d.needs_input:
                 data = self._input()
                 if not data:
-                    raise ArchiveError("compressed data ends early (the archive is truncated)")
+                    raise ArchiveError(f"{self._label}compressed data ends early (the archive "
+                                       "is truncated)")
             out = d.decompress(data, CHUNK)
             if out:
                 return out
@@ -360,11 +370,11 @@ class _Prefetch:
 PREFETCH_SIZE = 4 << 20
 
 
-def open_stream(f: BinaryIO, offset: int, size: int,
-                compression: str) -> Decompressed | _Prefetch:
+def open_stream(f: BinaryIO, offset: int, size: int, compression: str,
+                label: str = "") -> Decompressed | _Prefetch:
     """The decompressed bytes of ``size`` bytes of ``f`` at ``offset``; big members
     of real files are decompressed ahead, in a second thread."""
-    source = Decompressed(f, offset, size, compression)
+    source = Decompressed(f, offset, size, compression, label)
     if size >= PREFETCH_SIZE and source.positional:
         try:
             return _Prefetch(source)
@@ -572,9 +582,9 @@ class TarReader:
                 want = checks.get(field)
                 if want is None:
                     want = _checksum_field(field)
-                if (adler(header) & 0xFFFF) != want or not header.isascii():
-                    if not _checksum_ok(header, field):
-                        raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
+                if ((adler(header) & 0xFFFF) != want or not header.isascii()) \
+                        and not _checksum_ok(header, field):
+                    raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
                 if kind in _EXTENDED:
                     self._next = pos
                     self.members = count

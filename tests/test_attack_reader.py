@@ -225,6 +225,23 @@ def test_concatenated_streams(tmp_path: Path, form: str) -> None:
     assert ours == theirs and b"./app.desktop" in ours
 
 
+def test_xz_cannot_ask_for_gigabytes(tmp_path: Path) -> None:
+    """An xz stream declares its dictionary size; 1.5 GiB is refused, not allocated."""
+    import lzma
+
+    raw = ROOT_MEMBER + DESKTOP_MEMBER + b"\0" * (8 << 20)
+    greedy = lzma.compress(raw, format=lzma.FORMAT_XZ,
+                           filters=[{"id": lzma.FILTER_LZMA2, "dict_size": 1536 << 20}])
+    parts = Crafted().parts()
+    parts[3] = ("data.tar.xz", greedy)
+    path = Crafted(members=parts).write(tmp_path / "greedy.click")
+    result, peak, _seconds = measured("contents", path)
+    one_error(result, "Memory usage limit")
+    assert peak < 64 << 10
+    parts[3] = ("data.tar.xz", lzma.compress(raw, preset=9))  # what xz -9 writes is read
+    assert measured(*VERIFY, Crafted(members=parts).write(tmp_path / "xz9.click"))[0].returncode == 0
+
+
 def test_the_limits_are_where_the_docs_say(tmp_path: Path) -> None:
     """Names up to 8 KiB (NUL included) and pax headers up to 16 KiB are read; a byte
     more is refused.  Control files are read up to 1 MiB."""
