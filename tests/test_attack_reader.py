@@ -335,6 +335,7 @@ def million(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.oracle
+@pytest.mark.xdist_group("million")  # one worker writes the package once
 def test_a_million_members_list_in_tens_of_mib(million: Path) -> None:
     """1,001,001 members: the listing is dpkg-deb's byte for byte, in bounded memory.
 
@@ -357,6 +358,7 @@ def test_a_million_members_list_in_tens_of_mib(million: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("million")
 def test_a_million_members_verify_info_review_in_bounded_memory(million: Path) -> None:
     for command, limit in ((("info",), 64), (VERIFY, 64), (("review",), 96)):
         result, peak, seconds = measured(*command, million)
