@@ -50,12 +50,15 @@ class Md5Tally:
 
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key if key is not None else os.urandom(16)
+        self._keyed = blake2b(digest_size=16, key=self.key)  # copied: keying costs more
         self.sums = [0] * BUCKETS
         self.counts = [0] * BUCKETS
 
     def add(self, path: bytes, digest: bytes) -> None:
         """``digest``: the md5 in lower-case hex."""
-        value = blake2b(path + b"\0" + digest, digest_size=16, key=self.key).digest()
+        keyed = self._keyed.copy()
+        keyed.update(path + b"\0" + digest)
+        value = keyed.digest()
         bucket = hash(path) % BUCKETS  # keyed per process, as the sums
         self.sums[bucket] = (self.sums[bucket] + int.from_bytes(value, "little")) & _MASK
         self.counts[bucket] += 1
