@@ -22,10 +22,9 @@ never through :mod:`tarfile`, because the attacker chooses every header:
   accepts), octal or base-256 numbers only.  Errors are
   :class:`~click_build.errors.ArchiveError`; nothing else escapes, never a
   ``MemoryError`` or ``RecursionError``.
-- Memory is a few decompressed chunks of :data:`CHUNK` bytes whatever the
-  archive holds, and time is proportional to the bytes in the stream: data
-  is decompressed once, in chunks (for big members in a second thread, a few
-  chunks ahead), and headers are parsed in place.
+- Memory is a decompressed chunk of :data:`CHUNK` bytes whatever the archive
+  holds, and time is proportional to the bytes in the stream: data is
+  decompressed once, a chunk at a time, and headers are parsed in place.
 
 What real package writers produce is accepted: GNU format (``click build``,
 click-build, dpkg-deb), ustar with its name prefix, pax names and sizes,
@@ -184,6 +183,7 @@ class Decompressed:
                  label: str = "") -> None:
         self._f = f
         self._label = f"{label}: " if label else ""
+
         try:  # positional reads: another reader of the same file cannot move us
             self._fd: int | None = f.fileno()
         except (AttributeError, OSError, ValueError):  # io.BytesIO and friends
@@ -253,14 +253,6 @@ class Decompressed:
         self._new_stream()
         return True
 
-    @property
-    def positional(self) -> bool:
-        """True when reads leave the file's position alone (safe from a thread)."""
-        return self._fd is not None
-
-    def close(self) -> None:
-        pass
-
     def read_chunk(self) -> bytes:
         """Up to :data:`CHUNK` bytes; ``b""`` at the end of the data."""
         if self._done:
@@ -315,72 +307,14 @@ class Decompressed:
                 return out
 
 
-class _Prefetch:
-    """Decompression in a second thread (zlib, lzma and bz2 release the GIL), a
-    few chunks ahead of the parser, for members big enough to repay a thread."""
-
-    def __init__(self, source: Decompressed) -> None:
-        import queue
-        import threading
-
-        self._source = source
-        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=4)
-        self._full = queue.Full
-        self._stop = threading.Event()
-        self._finished: bytes | BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="click-build-inflate",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                chunk = self._source.read_chunk()
-                self._put(chunk)
-                if not chunk:
-                    return
-        except BaseException as e:  # noqa: BLE001 - handed to the reader, which raises it
-            self._put(e)
-
-    def _put(self, item: bytes | BaseException) -> None:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.05)
-                return
-            except self._full:
-                continue
-
-    def read_chunk(self) -> bytes:
-        if self._finished is not None:
-            item = self._finished
-        else:
-            item = self._queue.get()
-            if not item or isinstance(item, BaseException):
-                self._finished = item
-        if isinstance(item, BaseException):
-            raise item
-        return item
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-#: Compressed members at least this big are decompressed in a second thread.
-PREFETCH_SIZE = 4 << 20
-
-
 def open_stream(f: BinaryIO, offset: int, size: int, compression: str,
-                label: str = "") -> Decompressed | _Prefetch:
-    """The decompressed bytes of ``size`` bytes of ``f`` at ``offset``; big members
-    of real files are decompressed ahead, in a second thread."""
-    source = Decompressed(f, offset, size, compression, label)
-    if size >= PREFETCH_SIZE and source.positional:
-        try:
-            return _Prefetch(source)
-        except (ImportError, RuntimeError):  # no threads here (a sandbox, an unreadable
-            pass  # library after the installer dropped privileges): decompress inline
-    return source
+                label: str = "") -> Decompressed:
+    """The decompressed bytes of ``size`` bytes of ``f`` at ``offset``.
+
+    In this thread: decompressing in a second one was measured slower (the two
+    threads hand the GIL to each other after every chunk).
+    """
+    return Decompressed(f, offset, size, compression, label)
 
 
 # ----------------------------------------------------------------- numbers ---
@@ -472,7 +406,7 @@ class TarReader:
     ``label`` names the archive in error messages.
     """
 
-    def __init__(self, source: Decompressed | _Prefetch, label: str,
+    def __init__(self, source: Decompressed, label: str,
                  max_members: int = MAX_MEMBERS) -> None:
         self._source = source
         self._label = label
@@ -571,9 +505,6 @@ class TarReader:
                         self._end()
                         return
                     header, buf, pos = block, self._buf, self._next
-                if header == zero:
-                    self._end()
-                    return
                 (name, owner, size_field, mtime_field, field, kind, linkname,
                  tail) = unpack(header)
                 # The checksum: the byte sum with its own field counted as spaces.
@@ -584,6 +515,9 @@ class TarReader:
                     want = _checksum_field(field)
                 if ((adler(header) & 0xFFFF) != want or not header.isascii()) \
                         and not _checksum_ok(header, field):
+                    if header == zero:  # the end (its checksum cannot be right)
+                        self._end()
+                        return
                     raise ArchiveError(f"{label}: not a valid tar header (bad checksum)")
                 if kind in _EXTENDED:
                     self._next = pos
@@ -625,7 +559,6 @@ class TarReader:
                 yield member
         finally:
             self.members = count
-            self._source.close()  # stops a decompression thread
 
     def _end(self) -> None:
         if self._extended_for or self._pax:
