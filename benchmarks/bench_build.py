@@ -1,201 +1,226 @@
 #!/usr/bin/env python3
-"""Build speed, size and memory of click-build against the reference tools.
+"""Build time, output size and peak memory of click-build against the reference tools.
 
-Builds (a) a trivial one-file app and (b) a generated tree of ~140 MB in
-~10,000 files (text and incompressible binaries) with click-build, with the
-original ``click build`` and (for the tree) with ``dpkg-deb -Zgzip -b``.
-Runs are interleaved so machine noise hits every tool alike; the script
-prints medians, ratios and peak memory, and whether each target is met:
+    python3 benchmarks/bench_build.py [--runs N] [--big-runs N] [--keep DIR] [--levels 1,6,9]
 
-- trivial app: click-build at most 0.35x the time of ``click build``;
-- big tree: at most 0.5x ``dpkg-deb -Zgzip -b``, output within 1% of its
-  size, peak memory under 64 MiB.
+Cases (each timed in interleaved rounds, medians with min-max and per-round ratios):
 
-click-build is installed from this checkout into a throwaway virtual
-environment (a regular, non-editable install, as users get it), unless
-``--click-build PATH`` names an executable to measure instead.
+1. a trivial app: ``click-build build`` as users run it (with the built-in review,
+   the default) against the original ``click build``; ``--no-validate`` beside it;
+2. a 27 MB text-only app tree (about 3,000 QML, JS, HTML, CSS, JSON and SVG files,
+   generated deterministically by benchmarks/trees.py) against
+   ``dpkg-deb -Zgzip -b`` (time and size) and the original ``click build``;
+3. a 140 MB tree of 10,000 files, half text and half binary assets by bytes,
+   against the same two;
+4. the peak memory of every click-build run above.
 
-Usage: python3 benchmarks/bench_build.py [--runs N] [--big-runs N] [--keep DIR]
+``--levels`` adds, for choosing the default level, click-build at each given
+``-z`` level on both trees (time and size against dpkg-deb's level 9).
+``--quick`` runs tiny trees once, to check that the script works.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MANIFEST = {
-    "name": "com.example.bench",
-    "version": "1.0",
-    "framework": "ubuntu-sdk-20.04",
-    "maintainer": "Bench <bench@example.com>",
-    "title": "Bench",
-    "hooks": {"bench": {"desktop": "bench.desktop", "apparmor": "bench.apparmor"}},
-}
-WORDS = (
-    "import property string width height anchors fill parent color text font pixelSize "
-    "function return var let const if else for while Item Rectangle Column Row Label "
-    "Button onClicked console log model delegate ListView id objectName visible opacity"
-).split()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib  # noqa: E402
+import trees  # noqa: E402
+from benchlib import Runner, Samples, Tool, Verdicts  # noqa: E402
+
+FAIRNESS = """\
+How the comparison is made fair:
+- click-build is a wheel of this checkout installed by pip into a fresh venv of the
+  system's Python, the interpreter the original click runs on (not an editable install).
+- Every tool builds the same tree into an emptied output folder, started by the same
+  small runner process with the same environment (SOURCE_DATE_EPOCH set for all).
+- Rounds are interleaved (round r starts with tool r mod n); figures are medians,
+  with min-max, and ratios also per round (both tools ran back to back).
+- Level: dpkg-deb -Zgzip and click build compress at gzip level 9 (their default);
+  click-build at its default, level 9, on all cores. dpkg-deb uses one core for gzip.
+- The trees: click-build and click build leave out DEBIAN/ (-I DEBIAN), which only
+  dpkg-deb needs. Neither dpkg-deb nor the builds on trees review (--no-validate);
+  the trivial build is shown with click-build's default review, which the original
+  does not do (it has no built-in review), so that figure is tilted against click-build.
+- Sizes: the size target is judged on data.tar.gz, the same tree compressed by both.
+  The whole files are shown too: a .click's control.tar.gz carries the md5sums of
+  every file (the format requires them; dpkg-deb -b writes none), so it is also
+  compared with the original click build's package, which carries the same.
+"""
 
 
-def make_trivial(root: Path) -> Path:
-    app = root / "trivial"
-    if app.exists():
-        return app  # --keep DIR: reuse what an earlier run generated
-    app.mkdir()
-    (app / "manifest.json").write_text(json.dumps(MANIFEST))
-    (app / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n")
-    (app / "bench.apparmor").write_text('{"policy_groups": [], "policy_version": 20.04}\n')
-    return app
+def ar_members(path: Path) -> dict[str, int]:
+    """name -> size of each member of an ar archive (.click, .deb)."""
+    sizes = {}
+    with open(path, "rb") as f:
+        f.seek(8)
+        while header := f.read(60):
+            name = header[:16].decode().strip().rstrip("/")
+            size = int(header[48:58])
+            sizes[name] = size
+            f.seek(size + size % 2, os.SEEK_CUR)
+    return sizes
 
 
-def make_big(root: Path, files: int = 10_000, binary_share: float = 0.1) -> Path:
-    """~140 MB: 9,000 text files (~7.8 KB, source-like) and 1,000 random binaries (~70 KB)."""
-    rng = random.Random(20261203)
-    app = root / "big"
-    if app.exists():
-        return app  # --keep DIR: reuse what an earlier run generated
-    app.mkdir()
-    (app / "manifest.json").write_text(json.dumps(MANIFEST))
-    (app / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\n")
-    (app / "bench.apparmor").write_text("{}\n")
-    (app / "DEBIAN").mkdir()
-    (app / "DEBIAN" / "control").write_text(
-        "Package: bench\nVersion: 1.0\nArchitecture: all\nMaintainer: Bench <b@e.com>\n"
-        "Description: bench\n")
-    n_binary = int(files * binary_share)
-    for i in range(files):
-        d = app / f"dir{i % 50:02d}" / f"sub{i % 7}"
-        d.mkdir(parents=True, exist_ok=True)
-        if i < n_binary:
-            (d / f"blob{i}.bin").write_bytes(rng.randbytes(rng.randint(40_000, 100_000)))
-        else:
-            lines = []
-            for _ in range(rng.randint(80, 320)):
-                lines.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9))))
-                lines[-1] += f" {rng.randint(0, 99999)};"
-            (d / f"file{i}.qml").write_text("\n".join(lines) + "\n")
-    return app
+def measure_output(out: Path) -> Callable[[int, Samples], None]:
+    def after(_round: int, samples: Samples) -> None:
+        produced = [p for p in out.iterdir() if p.suffix in (".click", ".deb")]
+        if len(produced) != 1:
+            raise SystemExit(f"expected one package in {out}, found {produced}")
+        samples.sizes.append(produced[0].stat().st_size)
+        data = next(v for k, v in ar_members(produced[0]).items() if k.startswith("data.tar"))
+        samples.extra["data"] = data
+    return after
 
 
-def install_click_build(root: Path) -> str:
-    venv = root / "venv"
-    if not venv.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "--force-reinstall",
-                    str(ROOT)], check=True)
-    return str(venv / "bin" / "click-build")
+def emptied(out: Path) -> Callable[[int], None]:
+    def before(_round: int) -> None:
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+    return before
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one run of cmd."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read() if proc.stderr else b""
-    if proc.returncode != 0:
-        raise SystemExit(f"{cmd} failed: {err.decode(errors='replace')}")
-    return elapsed, usage.ru_maxrss
+def tool(label: str, argv: list[str | Path], out: Path, cwd: Path | None = None) -> Tool:
+    return Tool(label, lambda r: (argv, cwd or out), measure_output(out), emptied(out))
 
 
-def run_case(name: str, tools: dict[str, tuple[list[str], Path, Path]], runs: int) -> dict[str, dict[str, float]]:
-    """tools: label -> (command, cwd, output dir cleaned before each run)."""
-    samples: dict[str, list[tuple[float, int]]] = {label: [] for label in tools}
-    sizes: dict[str, int] = {}
-    for i in range(runs):
-        order = list(tools) if i % 2 == 0 else list(reversed(tools))
-        for label in order:
-            cmd, cwd, out = tools[label]
-            shutil.rmtree(out, ignore_errors=True)
-            out.mkdir(parents=True)
-            samples[label].append(timed(cmd, cwd))
-            produced = [p for p in out.iterdir() if p.suffix in (".click", ".deb")]
-            sizes[label] = produced[0].stat().st_size if produced else 0
-        print(f"  {name}: run {i + 1}/{runs} done", file=sys.stderr)
-    return {label: {"median_s": statistics.median(t for t, _ in s),
-                    "peak_mib": max(m for _, m in s) / 1024, "size": sizes[label]}
-            for label, s in samples.items()}
+def tree_tools(ours: Path, app: Path, out: Path, original: bool,
+               levels: list[int] | None = None) -> list[Tool]:
+    tools = [
+        tool("click-build build --no-validate",
+             [ours, "build", "--no-validate", "-I", "DEBIAN", app, "-o", out / "ours"],
+             out / "ours"),
+        tool("dpkg-deb -Zgzip -b", ["dpkg-deb", "-Zgzip", "-b", app, out / "deb" / "x.deb"],
+             out / "deb"),
+    ]
+    if original:
+        tools.append(tool("click build --no-validate",
+                          ["click", "build", "--no-validate", "-I", "DEBIAN", app],
+                          out / "orig"))
+    for level in levels or ():
+        tools.append(tool(f"click-build build -z {level}",
+                          [ours, "build", "--no-validate", "-z", str(level), "-I", "DEBIAN",
+                           app, "-o", out / f"z{level}"], out / f"z{level}"))
+    return tools
 
 
-def report(title: str, results: dict[str, dict[str, float]], base: str) -> None:
-    print(f"\n{title}")
-    print(f"  {'tool':<22}{'median s':>10}{'ratio':>8}{'peak MiB':>10}{'bytes':>14}")
-    for label, r in results.items():
-        ratio = r["median_s"] / results[base]["median_s"]
-        print(f"  {label:<22}{r['median_s']:>10.3f}{ratio:>8.2f}{r['peak_mib']:>10.1f}{int(r['size']):>14,}")
+def size_line(results: dict[str, Samples], label: str, base: str) -> tuple[float, float]:
+    a, b = results[label], results[base]
+    whole = a.sizes[-1] / b.sizes[-1] - 1
+    data = a.extra["data"] / b.extra["data"] - 1
+    print(f"  size of {label} vs {base}: package {whole:+.2%}, data.tar.gz {data:+.2%} "
+          f"({a.sizes[-1]:,} vs {b.sizes[-1]:,} bytes)")
+    return whole, data
 
 
-def verdict(ok: bool, text: str) -> None:
-    print(f"  [{'MET' if ok else 'MISSED'}] {text}")
+def run_tree(name: str, runner: Runner, tools: list[Tool], rounds: int, verdicts: Verdicts,
+             time_target: float, quick: bool, peaks: list[float]) -> None:
+    results = benchlib.interleave(runner, tools, rounds, name)
+    benchlib.table(name, results, base="dpkg-deb -Zgzip -b", sizes=True)
+    ours = results["click-build build --no-validate"]
+    peaks.extend(ours.peaks_mib)
+    ratio, text = benchlib.ratio_line(ours, results["dpkg-deb -Zgzip -b"])
+    print(f"  time of click-build vs dpkg-deb -Zgzip -b: {text}")
+    _, data = size_line(results, "click-build build --no-validate", "dpkg-deb -Zgzip -b")
+    if "click build --no-validate" in results:
+        size_line(results, "click-build build --no-validate", "click build --no-validate")
+    deb = results["dpkg-deb -Zgzip -b"]
+    for label, s in results.items():
+        if label.startswith("click-build build -z"):
+            print(f"  {label}: time {benchlib.ratio_line(s, deb)[1]} of dpkg-deb; size "
+                  f"package {s.sizes[-1] / deb.sizes[-1] - 1:+.2%}, "
+                  f"data.tar.gz {s.extra['data'] / deb.extra['data'] - 1:+.2%}")
+    if not quick:
+        verdicts.judge(f"{name}: time vs dpkg-deb -Zgzip -b", f"{ratio:.2f}x",
+                       f"<= {time_target}x", ratio <= time_target)
+        verdicts.judge(f"{name}: data.tar.gz size vs dpkg-deb -Zgzip -b", f"{data:+.2%}",
+                       "within +0.5%", data <= 0.005)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=15, help="runs per tool, trivial app")
-    parser.add_argument("--big-runs", type=int, default=3, help="runs per tool, big tree")
-    parser.add_argument("--click-build", help="click-build executable to measure")
-    parser.add_argument("--keep", type=Path, help="work in DIR and keep it")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="rounds for the trivial app")
+    parser.add_argument("--big-runs", type=int, default=5, help="rounds for the trees")
+    parser.add_argument("--keep", type=Path, help="work in DIR and keep it (trees are reused)")
+    parser.add_argument("--click-build", type=Path, help="measure this click-build executable "
+                        "instead of a wheel of the checkout")
+    parser.add_argument("--levels", default="", help="also time click-build -z N for these "
+                        "levels on the trees, e.g. 1,6,9")
+    parser.add_argument("--no-original", action="store_true",
+                        help="leave the original click build out of the tree cases")
+    parser.add_argument("--quick", action="store_true", help="tiny trees, one round: a smoke run")
+    parser.add_argument("--json", help="write the verdicts to this file")
     args = parser.parse_args()
-    for tool in ("click", "dpkg-deb"):
-        if not shutil.which(tool):
-            raise SystemExit(f"{tool} not found: run ./scripts/setup as root first")
+    for needed in ("click", "dpkg-deb"):
+        if not shutil.which(needed):
+            raise SystemExit(f"{needed} not found: run ./scripts/setup as root first")
+    if args.quick:
+        args.runs = args.big_runs = 1
+    levels = [int(x) for x in args.levels.split(",") if x]
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-build-"))
     work.mkdir(parents=True, exist_ok=True)
+    verdicts = Verdicts()
     try:
-        ours = args.click_build or install_click_build(work)
-        env_note = f"click-build: {ours}; {os.cpu_count()} cores; Python {sys.version.split()[0]}"
-        print(env_note)
-        os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
-        trivial = make_trivial(work)
+        ours = args.click_build or benchlib.install_click_build(work)
+        benchlib.environment(ours)
+        print(FAIRNESS)
+        if shutil.which("click-review"):
+            print("note: click-review is on PATH, so the original click build also reviews\n")
         out = work / "out"
-        results = run_case("trivial", {
-            "click-build build": ([ours, "build", str(trivial), "-o", str(out / "a")], work, out / "a"),
-            "click-build --no-validate": ([ours, "build", "--no-validate", str(trivial), "-o",
-                                           str(out / "b")], work, out / "b"),
-            "click build": (["click", "build", str(trivial)], out / "c", out / "c"),
-        }, args.runs)
-        report("Trivial app (whole process)", results, "click build")
-        # Like for like: `click build` reviews only when click-reviewers-tools is
-        # installed (it is not here); ours reviews by default, so compare --no-validate
-        # and show the default's cost beside it.
-        base = results["click build"]["median_s"]
-        same = results["click-build --no-validate"]["median_s"] / base
-        default = results["click-build build"]["median_s"] / base
-        verdict(same <= 0.35, f"trivial build {same:.2f}x click build, both without review "
-                              f"(target <= 0.35x); with the built-in review {default:.2f}x")
+        peaks: list[float] = []
+        with Runner() as runner:
+            runner.describe()
+            # 1. trivial app --------------------------------------------------------
+            app = trees.trivial_app(work)
+            results = benchlib.interleave(runner, [
+                tool("click-build build (reviews)", [ours, "build", app, "-o", out / "a"],
+                     out / "a"),
+                tool("click-build build --no-validate",
+                     [ours, "build", "--no-validate", app, "-o", out / "b"], out / "b"),
+                tool("click build", ["click", "build", app], out / "c"),
+            ], args.runs, "trivial app")
+            benchlib.table("Trivial app (one process each, start-up included)", results,
+                           base="click build")
+            peaks.extend(results["click-build build (reviews)"].peaks_mib)
+            peaks.extend(results["click-build build --no-validate"].peaks_mib)
+            ratio, text = benchlib.ratio_line(results["click-build build (reviews)"],
+                                              results["click build"])
+            _, bare = benchlib.ratio_line(results["click-build build --no-validate"],
+                                          results["click build"])
+            print(f"  click-build (with its review) vs click build: {text}")
+            print(f"  click-build --no-validate vs click build: {bare}")
+            if not args.quick:
+                verdicts.judge("trivial build with the review vs click build", f"{ratio:.2f}x",
+                               "<= 0.3x", ratio <= 0.3)
 
-        print("\ngenerating the big tree...", file=sys.stderr)
-        big = make_big(work)
-        total = sum(p.stat().st_size for p in big.rglob("*") if p.is_file())
-        count = sum(1 for p in big.rglob("*") if p.is_file())
-        print(f"\nBig tree: {total / 1e6:.0f} MB in {count} files")
-        results = run_case("big", {
-            "click-build build": ([ours, "build", "--no-validate", "-I", "DEBIAN", str(big), "-o",
-                                   str(out / "a")], work, out / "a"),
-            "dpkg-deb -Zgzip -b": (["dpkg-deb", "-Zgzip", "-b", str(big), str(out / "d" / "x.deb")],
-                                   work, out / "d"),
-            "click build": (["click", "build", "--no-validate", "-I", "DEBIAN", str(big)],
-                            out / "c", out / "c"),
-        }, args.big_runs)
-        report("Big tree (~140 MB, ~10,000 files)", results, "dpkg-deb -Zgzip -b")
-        ours_r, dpkg_r = results["click-build build"], results["dpkg-deb -Zgzip -b"]
-        ratio = ours_r["median_s"] / dpkg_r["median_s"]
-        size_diff = ours_r["size"] / dpkg_r["size"] - 1
-        verdict(ratio <= 0.5, f"big tree {ratio:.2f}x dpkg-deb (target <= 0.5x)")
-        verdict(abs(size_diff) <= 0.01, f"size {size_diff:+.2%} vs dpkg-deb (target within 1%)")
-        verdict(ours_r["peak_mib"] < 64, f"peak memory {ours_r['peak_mib']:.1f} MiB (target < 64)")
+            # 2. text tree, 3. mixed tree -------------------------------------------------
+            cases = [("27 MB text-only app tree", 0.45, trees.text_app, (3000, 27_000_000)),
+                     ("140 MB / 10,000-file tree", 0.4, trees.mixed_app, (10_000, 140_000_000))]
+            if args.quick:
+                cases = [("text tree (quick)", 0.45, trees.text_app, (40, 200_000)),
+                         ("mixed tree (quick)", 0.4, trees.mixed_app, (40, 600_000))]
+            for name, target, make, (files, size) in cases:
+                benchlib.progress(f"generating the {name} (kept with --keep)...")
+                app = make(work, files, size)
+                count, total = trees.tree_stats(app)
+                print(f"\n{name}: {total / 1e6:.1f} MB in {count} files "
+                      f"({app.name}, seeded: the same bytes on every machine)")
+                tools = tree_tools(ours, app, out, not args.no_original, levels)
+                run_tree(name, runner, tools, args.big_runs, verdicts, target, args.quick, peaks)
+        peak = max(peaks)
+        print(f"\npeak memory of click-build builds: {peak:.1f} MiB (largest of "
+              f"{len(peaks)} runs: trivial app and both trees)")
+        if not args.quick:
+            verdicts.judge("peak memory of any build", f"{peak:.1f} MiB", "< 64 MiB", peak < 64)
+        print(f"load average at the end: {benchlib.load_now()}")
+        verdicts.summary(args.json)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -1,118 +1,140 @@
 #!/usr/bin/env python3
-"""``contents`` of a package of a million members: click-build against the original.
+"""``contents`` of a package with 1,000,000 members: click-build against the original.
 
-    python3 benchmarks/bench_contents.py [--runs N] [--keep DIR] [--ours CMD]
+    python3 benchmarks/bench_contents.py [--runs N] [--members N] [--keep DIR]
 
-Writes (or reuses, with --keep) a valid package of 1,000 folders of 1,000 tiny
-files (1,001,001 members, laid out as the builders lay them out), then runs
-``click contents`` (the original, which is ``dpkg-deb -c``: gzip and tar) and
-``click-build contents`` on it, interleaved, and prints for each the median
-wall time, CPU time (user + system, the whole process tree) and peak memory
-(the largest process of the tree), with the spread, and the ratios.  Targets
-(issue 15): time no more than the original's, peak memory under 64 MiB.
-
-Fair by construction: the same file, already in the page cache (one untimed
-run of each first), output to /dev/null for both, the same machine and the
-same moments (runs alternate).  ``--ours`` names the click-build command to
-time (default: the ``click-build`` script beside this Python, else
-``python -m click_build``); give an installed one to measure as users run it.
-Not a timed test: machines differ, so it prints figures and ratios only.
+Builds (once, untimed, with the checkout's library) a package whose data.tar.gz
+holds 1,000 folders of 999 small files, then times ``click-build contents`` and
+``click contents`` on it in interleaved rounds, and prints medians, peak memory
+and whether the targets are met: no slower than the original, under 64 MiB.
+It measures whatever reader the checkout has.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import os
-import shlex
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-ORIGINAL = ["/usr/bin/click", "contents"]
+import benchlib  # noqa: E402
+from benchlib import ORIGINAL, REPO, Runner, Tool, Verdicts  # noqa: E402
 
-
-def our_command() -> list[str]:
-    script = Path(sys.executable).with_name("click-build")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "click_build"]
-
-
-#: Started from a small interpreter: a child forked from this (larger) process would
-#: count this process's pages in its peak before it execs.
-_PROBE = ("import os, subprocess, sys, time\n"
-          "t = time.perf_counter()\n"
-          "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-          "_, status, usage = os.wait4(p.pid, 0)\n"
-          "print(time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,\n"
-          "      os.waitstatus_to_exitcode(status))\n")
+FAIRNESS = """\
+How the comparison is made fair:
+- click-build is a wheel of this checkout installed by pip into a fresh venv of the
+  system's Python, the interpreter the original click runs on; the original is Debian's.
+- Both list the same package file, output to /dev/null, started by the same small
+  runner process with the same environment; rounds interleaved, medians, min-max.
+- Before timing, the script checks that both print the same listing.
+"""
 
 
-def run(cmd: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, peak RSS in KiB) of ``cmd`` and what it waits for."""
-    out = subprocess.run([sys.executable, "-c", _PROBE, *cmd], capture_output=True, text=True,
-                         check=True).stdout.split()
-    if out[3] != "0":
-        raise SystemExit(f"{shlex.join(cmd)} failed")
-    return float(out[0]), float(out[1]), int(out[2])
+def make_package(work: Path, members: int) -> Path:
+    """A package of ``members`` entries: folders of 999 files (all the same small file)."""
+    out = work / f"pkg-{members}"
+    found = list(out.glob("*.click")) if out.exists() else []
+    if found:
+        return found[0]
+    from click_build.build import Entry, build_click
+    from click_build.manifest import Manifest
+
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    source = work / "one-file.qml"
+    source.write_text("import QtQuick 2.7\nItem {}\n")
+    size = source.stat().st_size
+    entries = []
+    for i in range(members):
+        folder, index = divmod(i, 1000)
+        if index == 0:
+            entries.append(Entry(f"qml{folder:04d}", "dir", 0o755, 0, 1_700_000_000))
+        else:
+            entries.append(Entry(f"qml{folder:04d}/Item{index:03d}.qml", "file", 0o644, size,
+                                 1_700_000_000, str(source)))
+    manifest = Manifest.from_dict({
+        "name": "com.example.contentsbench", "version": "1.0", "framework": "ubuntu-sdk-20.04",
+        "maintainer": "Bench <bench@example.com>", "title": "Bench"})
+    return Path(build_click(manifest, entries, out, mtime=1_700_000_000))
 
 
-def spread(values: list[float]) -> str:
-    return f"median {statistics.median(values):.2f} (min {min(values):.2f}, max {max(values):.2f})"
+def listing(cmd: list[str]) -> tuple[int, str] | str:
+    """(lines, sha256) of what ``cmd`` prints, or its error when it fails."""
+    proc = subprocess.run(cmd, capture_output=True, env=benchlib.clean_env())
+    if proc.returncode:
+        return proc.stderr.decode(errors="replace").strip() or f"exit status {proc.returncode}"
+    return proc.stdout.count(b"\n"), hashlib.sha256(proc.stdout).hexdigest()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--keep", metavar="DIR", help="write the package in DIR and keep it")
-    parser.add_argument("--ours", metavar="CMD", help="the click-build command to time")
+    parser.add_argument("--members", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="work in DIR and keep it (the package too)")
+    parser.add_argument("--click-build", type=Path, help="measure this click-build executable "
+                        "instead of a wheel of the checkout")
+    parser.add_argument("--quick", action="store_true", help="2,000 members, one round")
+    parser.add_argument("--json", help="write the verdicts to this file")
     args = parser.parse_args()
-    from crafting import MANIFEST, write_many_members
-
-    work = Path(args.keep or tempfile.mkdtemp(prefix="bench-contents-"))
+    if args.quick:
+        args.runs, args.members = 1, 2000
+    sys.path.insert(0, str(REPO))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-contents-"))
     work.mkdir(parents=True, exist_ok=True)
-    package = work / "million.click"
-    if not package.exists():
-        print("writing a package of 1,001,001 members ...", flush=True)
-        write_many_members(package, 1000, 1000, dict(MANIFEST, hooks={}))
-    ours = [*(shlex.split(args.ours) if args.ours else our_command()), "contents"]
-    commands = {"original": [*ORIGINAL, str(package)], "click-build": [*ours, str(package)]}
-    digests = {}
-    for name, cmd in commands.items():  # warms the cache; the outputs must agree
-        with tempfile.TemporaryFile() as out:
-            subprocess.run(cmd, stdout=out, check=True)
-            out.seek(0)
-            digest = hashlib.sha256()
-            while chunk := out.read(1 << 20):
-                digest.update(chunk)
-            digests[name] = digest.hexdigest()
-    if digests["original"] != digests["click-build"]:
-        raise SystemExit("the listings differ")
-    print(f"package: {package.stat().st_size / 1e6:.1f} MB, 1,001,001 members; listings identical")
-    results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
-    for _ in range(args.runs):
-        for name, cmd in commands.items():
-            results[name].append(run(cmd))
-    print(f"{args.runs} interleaved runs each, output to /dev/null, file in the page cache:")
-    medians = {}
-    for name, rows in results.items():
-        wall, cpu, rss = ([row[i] for row in rows] for i in range(3))
-        medians[name] = (statistics.median(wall), statistics.median(cpu), statistics.median(rss))
-        print(f"  {name:>12}: wall {spread(wall)} s; cpu {spread(cpu)} s; "
-              f"peak {statistics.median(rss) / 1024:.0f} MiB")
-    ours_m, orig_m = medians["click-build"], medians["original"]
-    print(f"ratios (click-build / original): wall {ours_m[0] / orig_m[0]:.2f}x, "
-          f"cpu {ours_m[1] / orig_m[1]:.2f}x, peak memory {ours_m[2] / orig_m[2]:.2f}x")
-    print(f"targets: wall <= 1.0x: {'met' if ours_m[0] <= orig_m[0] else 'NOT met'}; "
-          f"peak < 64 MiB: {'met' if ours_m[2] < 64 << 10 else 'NOT met'}")
-    print(f"load average during the runs: {os.getloadavg()[0]:.1f} "
-          f"({os.cpu_count()} cores); a loaded machine favours the original's several "
-          "processes")
+    verdicts = Verdicts()
+    try:
+        ours = args.click_build or benchlib.install_click_build(work)
+        benchlib.environment(ours)
+        print(FAIRNESS)
+        benchlib.progress(f"building a package of {args.members:,} members (kept with --keep)...")
+        pkg = make_package(work, args.members)
+        benchlib.clear_progress()
+        print(f"package: {pkg.name}, {pkg.stat().st_size / 1e6:.1f} MB, "
+              f"{args.members:,} members in data.tar.gz")
+        tools = []
+        outputs = {}
+        for label, argv0 in (("click-build contents", str(ours)), ("click contents", ORIGINAL)):
+            if label == "click contents" and not Path(ORIGINAL).exists():
+                continue
+            outputs[label] = listing([argv0, "contents", str(pkg)])
+            if isinstance(outputs[label], str):
+                print(f"{label} FAILS on this package: {outputs[label]}")
+            else:
+                tools.append(Tool(label, lambda r, a=argv0: ([a, "contents", pkg], work)))
+        found = [o for o in outputs.values() if not isinstance(o, str)]
+        if len(found) == 2:
+            same = "the same" if found[0] == found[1] else "DIFFERENT"
+            print(f"listings: {same} ({found[0][0]:,} and {found[1][0]:,} lines)")
+        with Runner() as runner:
+            runner.describe()
+            results = benchlib.interleave(runner, tools, args.runs, "contents")
+        original = "click contents" in results
+        benchlib.table(f"contents of {args.members:,} members", results,
+                       base="click contents" if original else None)
+        s = results.get("click-build contents")
+        if s and original:
+            ratio, text = benchlib.ratio_line(s, results["click contents"])
+            print(f"  click-build vs the original: {text}")
+        if not args.quick:
+            measure = f"contents of {args.members:,} members"
+            if s is None:
+                verdicts.judge(f"{measure} vs the original", "fails", "<= 1.0x", False)
+            else:
+                if original:
+                    verdicts.judge(f"{measure} vs the original",
+                                   f"{ratio:.2f}x ({s.median:.2f} s)", "<= 1.0x", ratio <= 1.0)
+                verdicts.judge(f"{measure}: peak memory", f"{s.peak_mib:.0f} MiB", "< 64 MiB",
+                               s.peak_mib < 64)
+        print(f"load average at the end: {benchlib.load_now()}")
+        verdicts.summary(args.json)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

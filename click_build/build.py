@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO, Literal
 
 __all__ = [
+    "COMPRESS_LEVEL",
     "DEFAULT_IGNORES",
     "FALLBACK_EPOCH",
     "IgnoreRules",
@@ -43,6 +44,7 @@ __all__ = [
     "Entry",
     "build_click",
     "build_source",
+    "check_level",
     "control_text",
     "installed_size_kib",
     "package_timestamp",
@@ -68,8 +70,11 @@ SOURCE_IGNORES: tuple[str, ...] = DEFAULT_IGNORES + (
 #: zip epoch that wheels use too.  A fixed value keeps builds reproducible.
 FALLBACK_EPOCH = 315532800
 _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
-#: zlib's default level: within 1% of level 9 on app trees at a third less CPU.
-COMPRESS_LEVEL = 6
+#: gzip level of the archives: 9, as ``dpkg-deb -Zgzip`` and the original use.
+#: Packages are downloaded to phones: level 6 was 1% larger on app source
+#: (benchmarks/bench_build.py's text tree, Qt's own QML and JS), and the extra
+#: CPU of level 9 is spread over all cores.
+COMPRESS_LEVEL = 9
 
 
 class Entry(Record):
@@ -257,16 +262,23 @@ def control_text(manifest: Manifest, installed_size: int) -> str:
     )
 
 
-def _gzip_tar(out: BinaryIO, mtime: int, level: int = COMPRESS_LEVEL) -> tuple[GzipBlockWriter, TarWriter]:
+def check_level(level: int) -> int:
+    """A gzip level, 0 (stored, no compression) to 9 (smallest, the default)."""
+    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 9:
+        raise BuildError(f"compression level {level!r} is not a whole number from 0 to 9")
+    return level
+
+
+def _gzip_tar(out: BinaryIO, mtime: int, level: int) -> tuple[GzipBlockWriter, TarWriter]:
     gz = GzipBlockWriter(out, mtime, level)
     return gz, TarWriter(gz, gz)  # type: ignore[arg-type]
 
 
 def _write_data(
-    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str
+    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str, level: int = COMPRESS_LEVEL
 ) -> list[tuple[str, str]]:
     """Stream data.tar.gz; return (md5, path) for every regular file."""
-    gz, tar = _gzip_tar(out, mtime)
+    gz, tar = _gzip_tar(out, mtime, level)
     md5sums: list[tuple[str, str]] = []
     tar.add_dir("./", 0o755, mtime)
     with _console.Progress(label, len(entries)) as progress:
@@ -293,9 +305,9 @@ def _write_data(
     return md5sums
 
 
-def _control_tar(files: list[tuple[str, bytes, int]], mtime: int) -> bytes:
+def _control_tar(files: list[tuple[str, bytes, int]], mtime: int, level: int) -> bytes:
     buf = io.BytesIO()
-    gz, tar = _gzip_tar(buf, mtime)
+    gz, tar = _gzip_tar(buf, mtime, level)
     tar.add_dir("./", 0o755, mtime)
     for name, data, mode in files:
         tar.add_bytes("./" + name, data, mode, mtime)
@@ -342,12 +354,14 @@ def build_click(
     entries: Sequence[Entry],
     outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
+    level: int = COMPRESS_LEVEL,
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
     The result appears atomically: nothing named ``*.click`` exists until it
-    is complete.
+    is complete.  ``level`` is the gzip level of both archives (0-9).
     """
+    check_level(level)
     outdir = os.fspath(outdir)
     _writable_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
@@ -356,7 +370,7 @@ def build_click(
     kib = installed_size_kib(entries)
     try:
         with _anonymous_file(outdir) as data:
-            md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}")
+            md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}", level)
             data_size = data.tell()
             control = _control_tar(
                 [
@@ -367,6 +381,7 @@ def build_click(
                     ("preinst", STATIC_PREINST, 0o755),
                 ],
                 stamp,
+                level,
             )
             fd, tmpname = _temp_name(outdir, manifest.filename)
             try:
@@ -436,8 +451,10 @@ def build_source(
     outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
     filename: str | None = None,
+    level: int = COMPRESS_LEVEL,
 ) -> str:
     """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
+    check_level(level)
     outdir = os.fspath(outdir)
     _writable_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
@@ -452,7 +469,7 @@ def build_source(
     fd, tmpname = _temp_name(outdir, name)
     try:
         with os.fdopen(fd, "wb") as out:
-            _write_data(staged, out, stamp, f"packing {name}")
+            _write_data(staged, out, stamp, f"packing {name}", level)
         os.chmod(tmpname, 0o644 & ~_umask())
         os.replace(tmpname, target)
     except BaseException:

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-__all__ = ["ArgumentParser", "build_parser", "main"]
+__all__ = ["ArgumentParser", "build_parser", "main", "print_error", "public_commands"]
 
 PROG = "click-build"
 
@@ -55,10 +55,58 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix(PROG).strip()
+        if not command:
+            message = _unknown_command(self, message)
         hint = f" (see '{self.prog} --help')"
         where = f"{command}: " if command else ""
         sys.stderr.write(f"{PROG}: error: {where}{message}{hint}\n")
         raise SystemExit(2)
+
+
+def public_commands(parser: argparse.ArgumentParser) -> list[str]:
+    """The commands a user may type: the hidden ones (``_cmake``) left out."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return [name for name in action.choices if not name.startswith("_")]
+    return []
+
+
+def _unknown_command(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse's "invalid choice" line, minus the hidden commands, plus a guess."""
+    import re
+
+    m = re.match(r"argument COMMAND: invalid choice: (['\"]?)(.*?)\1 \(choose from", message)
+    if m is None:
+        return message
+    typed, commands = m.group(2), public_commands(parser)
+    import difflib
+
+    close = difflib.get_close_matches(typed, commands, n=1)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown command {typed!r}{guess}; the commands are: {', '.join(commands)}"
+
+
+def print_error(error: ClickError, where: str = "") -> None:
+    """``error`` as ``click-build: error:`` lines, each naming ``where`` (a package
+    file, when a command works through several) unless the line already does."""
+    for line in error.lines():
+        if where and not line.startswith(where):
+            line = f"{where}: {line}"
+        sys.stderr.write(f"{PROG}: error: {_one_line(line)}\n")
+
+
+def _die_of_sigpipe() -> NoReturn:
+    """End as a Unix tool ends when its reader goes away (``contents | head``):
+    quietly, killed by SIGPIPE (status 141 in a shell), with nothing left to flush."""
+    import signal
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    raise SystemExit(128 + signal.SIGPIPE)  # pragma: no cover - not reached
 
 
 def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
@@ -119,6 +167,12 @@ def _print_dir(which: str) -> int:
     return 1
 
 
+def _one_line(text: str) -> str:
+    """An error stays one line whatever names it quotes: control characters escaped."""
+    controls = [*range(0x20), *range(0x7F, 0xA0)]
+    return text.translate({c: repr(chr(c))[1:-1] for c in controls})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
@@ -136,14 +190,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, so a reader that went away is seen now, not at exit
+        return status
     except ClickError as e:
-        for line in e.lines():
-            sys.stderr.write(f"{PROG}: error: {line}\n")
+        print_error(e)
         return 1
+    except BrokenPipeError:
+        _die_of_sigpipe()
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        sys.stderr.write(f"{PROG}: error: {where}{e.strerror or e}\n")
+        sys.stderr.write(f"{PROG}: error: {_one_line(f'{where}{e.strerror or e}')}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

@@ -13,11 +13,13 @@ __all__ = [
     "BuildError",
     "ClickError",
     "ConfigError",
+    "DeviceError",
     "FrameworkError",
     "HookError",
     "InstallError",
     "ManifestError",
     "PackageError",
+    "RunError",
     "SignatureError",
 ]
 
@@ -75,3 +77,11 @@ class HookError(ClickError):
 
 class SignatureError(ClickError):
     """A package signature is missing, invalid or untrusted."""
+
+
+class RunError(ClickError):
+    """An installed app cannot be started on this machine (``click-build run``)."""
+
+
+class DeviceError(ClickError):
+    """A phone cannot be reached or refused a step (``click-build device``)."""

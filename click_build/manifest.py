@@ -262,6 +262,15 @@ _RULES: dict[str, tuple[bool, bool, Callable[[object, Problems], None], dict[str
 }
 
 
+def _misspelt(key: str, data: Mapping[str, object]) -> str:
+    """' (did you mean ...)' when an unknown key of ``data`` looks like ``key``."""
+    import difflib  # only when a field is missing
+
+    unknown = [k for k in data if k not in _RULES and isinstance(k, str)]
+    close = difflib.get_close_matches(key, unknown, n=1, cutoff=0.75)
+    return f" ({close[0]!r} is there: did you mean {key!r}?)" if close else ""
+
+
 def validate(data: Mapping[str, object], purpose: Purpose = "build") -> Problems:
     """Check every field of a manifest; collect all problems, not just the first."""
     p = Problems()
@@ -269,7 +278,7 @@ def validate(data: Mapping[str, object], purpose: Purpose = "build") -> Problems
         if key in data:
             check(data[key], p)
         elif need_build if purpose == "build" else need_install:
-            p.error(key, "is required but missing")
+            p.error(key, "is required but missing" + _misspelt(key, data))
     for key in data:
         if key in _RULES:
             continue

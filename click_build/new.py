@@ -15,12 +15,14 @@ import difflib
 import json
 import logging
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, _console
+from . import _console
 from .errors import ConfigError
 from .manifest import validate
 from .versions import version_problem
@@ -44,12 +46,14 @@ __all__ = [
 #: (:data:`click_build.review.frameworks.POLICY_BY_PREFIX`).
 FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
 
-APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
-EMAIL_RE = re.compile(r"^[^\s<>@,;\"$]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$")
+# \Z, not $: "$" also matches before a final newline ("app\n" is no app name).
+APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
+NAMESPACE_RE = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*\Z")
+EMAIL_RE = re.compile(r"^[^\s<>@,;\"$]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+                      r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\Z")
 #: Versions that are both Debian and plain PEP 440 (the python template keeps its
 #: version in [project].version, which setuptools checks).
-PEP440_RE = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$")
+PEP440_RE = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?\Z")
 #: Hooks make file names from the app id NAME_APP_VERSION (``${id}.desktop``,
 #: the AppArmor profile): the stores' review refuses ids over 230 characters
 #: and warns over 100 (click-reviewers-tools' AA_PROFILE_NAME_MAXLEN/ADVLEN).
@@ -62,7 +66,26 @@ ANSWER_KEYS = (
     "maintainer_name", "maintainer_email", "version", "framework",
 )
 
+#: What a template folder may hold that is never part of a template.
+BYTECODE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
+#: How much of a refused answer an error message quotes.
+SHOWN_CHARS = 60
+
 log = logging.getLogger(__name__)
+
+
+def _shown(value: object) -> str:
+    """An answer as an error message quotes it: repr (so control characters and
+    lone surrogates are visible and printable), cut short."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}... ({len(str(value))} characters)"
+
+
+def _config_value(value: object) -> object:
+    """A ``~/.cookiecutterrc`` default (YAML): numbers such as ``version: 1.0`` as text."""
+    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
 class AnswerError(ConfigError):
@@ -172,6 +195,16 @@ def _line_problem(value: object) -> str | None:
     return None
 
 
+def _is_text(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, e.g. from undecodable argv bytes
+        return False
+    return True
+
+
 def answer_problems(answers: Mapping[str, object]) -> list[str]:
     """Why these answers cannot make a valid app (empty when they can).
 
@@ -182,11 +215,13 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
     problems: list[str] = []
 
     def bad(key: str, what: str) -> None:
-        problems.append(f"{key}: {answers.get(key)!r} {what}")
+        problems.append(f"{key}: {_shown(answers.get(key))} {what}")
 
     for key in ANSWER_KEYS:
         if key not in answers:
             problems.append(f"{key}: is missing")
+        elif not _is_text(answers[key]):
+            bad(key, "must be text that can be written as UTF-8")
     if problems:
         return problems
     for key in ("title", "description", "maintainer_name"):
@@ -245,7 +280,7 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
         app_id = f"{name}_{app}_{answers['version']}"
         if len(app_id.encode()) > MAX_APP_ID:
             problems.append(
-                f"app_name/namespace/version: the app id {app_id!r} is "
+                f"app_name/namespace/version: the app id {_shown(app_id)} is "
                 f"{len(app_id.encode())} bytes; keep it under {MAX_APP_ID} (hooks make "
                 "file names from it)"
             )
@@ -257,7 +292,7 @@ def answer_warnings(answers: Mapping[str, object]) -> list[str]:
     app_id = (f"{answers.get('app_name')}.{answers.get('namespace')}_"
               f"{answers.get('app_name')}_{answers.get('version')}")
     if len(app_id) > ADVISED_APP_ID:
-        return [f"the app id {app_id!r} is {len(app_id)} characters; the stores' review "
+        return [f"the app id {_shown(app_id)} is {len(app_id)} characters; the stores' review "
                 f"warns above {ADVISED_APP_ID} (shorten app_name, namespace or version)"]
     return []
 
@@ -281,6 +316,58 @@ def _quiet_cookiecutter() -> None:
     logger.propagate = False
 
 
+def _collect_answers(
+    raw_context: Mapping[str, object],
+    given: Mapping[str, object],
+    no_input: bool,
+) -> dict[str, object]:
+    """The template's variables, with the user's answers taken as plain data.
+
+    cookiecutter's own ``prompt_for_config`` renders every value as a Jinja
+    template, the ``extra_context`` and ``default_context`` answers included,
+    so ``--set title='{{ 7*7 }}'`` became ``49`` and ``{{ cookiecutter.__class__ }}``
+    reached Python objects.  Here only the template's own defaults (such as
+    ``app_name``'s ``{{ cookiecutter.title | slugify }}``) are rendered; an
+    answer, given up front or typed at a prompt, is used exactly as written.
+    """
+    from cookiecutter.prompt import (  # type: ignore[import-untyped]
+        read_user_choice,
+        read_user_variable,
+        render_variable,
+    )
+    from cookiecutter.utils import create_env_with_context  # type: ignore[import-untyped]
+
+    env = create_env_with_context({"cookiecutter": raw_context})
+    prompts = raw_context.get("__prompts__") or {}
+    visible = [k for k in raw_context if not k.startswith("_")]
+    answers: dict[str, object] = {}
+    for key, raw in raw_context.items():
+        if key == "__prompts__":
+            continue
+        if key.startswith("_") and not key.startswith("__"):
+            answers[key] = raw
+            continue
+        if key.startswith("__"):  # derived by the template, never asked
+            answers[key] = render_variable(env, raw, answers)
+            continue
+        prefix = f"  [dim][{visible.index(key) + 1}/{len(visible)}][/] "
+        if isinstance(raw, list):
+            options = [render_variable(env, option, answers) for option in raw]
+            if key in given:
+                if given[key] not in options:
+                    raise ConfigError(f"{key}: {_shown(given[key])}: choose one of: "
+                                      f"{', '.join(map(str, options))}")
+                options.remove(given[key])
+                options.insert(0, given[key])
+            answers[key] = options[0] if no_input else read_user_choice(
+                key, options, prompts, prefix)
+        else:
+            default = given[key] if key in given else render_variable(env, raw, answers)
+            answers[key] = default if no_input else read_user_variable(
+                key, default, prompts, prefix)
+    return answers
+
+
 def render(
     kind: str,
     output_dir: str | Path = ".",
@@ -291,15 +378,16 @@ def render(
 
     Answers come from ``overrides``, then the user's cookiecutter config
     (``~/.cookiecutterrc`` default_context), then the template's defaults; with
-    ``no_input`` nothing is asked.  Nothing is written unless every answer is
-    valid and the project directory does not exist yet.
+    ``no_input`` nothing is asked.  Every answer is data: it is written as
+    given, never evaluated as a template.  Nothing is written unless every
+    answer is valid and the project directory does not exist yet.
     """
     template = find_template(kind)
     try:
         from cookiecutter.config import get_user_config  # type: ignore[import-untyped]
         from cookiecutter.exceptions import CookiecutterException  # type: ignore[import-untyped]
         from cookiecutter.generate import generate_context, generate_files  # type: ignore[import-untyped]
-        from cookiecutter.prompt import prompt_for_config  # type: ignore[import-untyped]
+        from jinja2 import TemplateError
     except ImportError:
         raise ConfigError(
             "click-build new needs cookiecutter: pip install 'click-build[templates]'"
@@ -310,19 +398,21 @@ def render(
             "(and --set KEY=VALUE for the answers you want)"
         )
     _quiet_cookiecutter()
-    extra: dict[str, object] = dict(overrides or {})
-    extra["__click_build_version"] = __version__
     try:
         config = get_user_config()
-        context = generate_context(
-            context_file=str(template.path / "cookiecutter.json"),
-            default_context=config["default_context"],
-            extra_context=extra,
-        )
-        context["cookiecutter"].update(prompt_for_config(context, no_input))
+        raw_context = generate_context(
+            context_file=str(template.path / "cookiecutter.json"))["cookiecutter"]
+        given = {k: _config_value(v) for k, v in (config.get("default_context") or {}).items()
+                 if k in template.questions}
+        given.update(overrides or {})
+        answers = _collect_answers(raw_context, given, no_input)
     except CookiecutterException as e:
         raise ConfigError(f"{template.kind} template: {e}") from None
-    answers = context["cookiecutter"]
+    except TemplateError as e:  # a template default that does not render: our bug
+        raise ConfigError(f"{template.kind} template: {e}") from None
+    except UnicodeError:
+        raise ConfigError("the answers must be UTF-8 text") from None
+    context = {"cookiecutter": answers}
     problems = answer_problems(answers)
     if problems:
         raise AnswerError(problems)
@@ -341,15 +431,21 @@ def render(
     answers["_repo_dir"] = str(template.path)
     answers["_checkout"] = None
     answers["_click_build_new"] = True  # the hook: answers checked and warned about already
-    try:
-        result = generate_files(
-            repo_dir=str(template.path),
-            context=context,
-            overwrite_if_exists=False,
-            output_dir=str(output),
-            accept_hooks=True,
-        )
-    except CookiecutterException as e:
-        raise ConfigError(f"{template.kind} template: {e}") from None
+    # pip byte-compiles the installed templates (src/MODULE/__pycache__, hooks/
+    # __pycache__): render from a copy without them, so no stale .pyc of another
+    # Python ever lands in the new project.
+    with tempfile.TemporaryDirectory(prefix="click-build-new.") as scratch:
+        clean = Path(scratch) / template.kind
+        shutil.copytree(template.path, clean, ignore=BYTECODE)
+        try:
+            result = generate_files(
+                repo_dir=str(clean),
+                context=context,
+                overwrite_if_exists=False,
+                output_dir=str(output),
+                accept_hooks=True,
+            )
+        except CookiecutterException as e:
+            raise ConfigError(f"{template.kind} template: {e}") from None
     log.debug("rendered %s into %s", template.path, result)
     return Path(result)

@@ -66,28 +66,32 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     return f
 
 
-def anonymous_file(directory: str | None = None) -> BinaryIO:
+def anonymous_file(directory: str | int | None = None) -> BinaryIO:
     """A nameless read-write scratch file (``O_TMPFILE`` where the file system has it).
 
-    Nobody else can open it by name, and it vanishes when closed or when the
-    process dies.
+    ``directory`` is a path or an open directory's descriptor (default
+    ``$TMPDIR`` or ``/tmp``).  Nobody else can open the file by name, and it
+    vanishes when closed or when the process dies.
     """
-    directory = directory or os.environ.get("TMPDIR") or "/tmp"
+    dir_fd = directory if isinstance(directory, int) else None
+    where = "." if dir_fd is not None else (directory or os.environ.get("TMPDIR") or "/tmp")
+    assert isinstance(where, str)
     flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
     if hasattr(os, "O_TMPFILE"):
         try:
-            return os.fdopen(os.open(directory, flags | os.O_TMPFILE, 0o600), "w+b")
+            return os.fdopen(os.open(where, flags | os.O_TMPFILE, 0o600, dir_fd=dir_fd), "w+b")
         except OSError:
             pass  # file systems without O_TMPFILE support
     for _ in range(100):
-        name = os.path.join(directory, f".click-build.{os.urandom(6).hex()}.tmp")
+        name = os.path.join(where, f".click-build.{os.urandom(6).hex()}.tmp")
         try:
-            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                         dir_fd=dir_fd)
         except FileExistsError:
             continue
-        os.unlink(name)
+        os.unlink(name, dir_fd=dir_fd)
         return os.fdopen(fd, "w+b")
-    raise PackageError(f"cannot create a temporary file in {directory}")
+    raise PackageError(f"cannot create a temporary file in {where}")
 
 
 class _Named(io.BufferedRandom):
@@ -102,12 +106,13 @@ class _Named(io.BufferedRandom):
         return self._display_name
 
 
-def private_copy(path: str | os.PathLike[str], directory: str | None = None) -> BinaryIO:
+def private_copy(path: str | os.PathLike[str], directory: str | int | None = None) -> BinaryIO:
     """A private, immutable snapshot of the package at ``path``, positioned at 0.
 
     The copy is made in one pass (``copy_file_range`` where the kernel has
-    it) into an :func:`anonymous_file`; its ``name`` is ``path``, for
-    messages.  Every later read (signature, audit, unpack) sees these bytes.
+    it) into an :func:`anonymous_file` in ``directory`` (a path or a
+    directory descriptor); its ``name`` is ``path``, for messages.  Every
+    later read (signature, audit, unpack) sees these bytes.
     """
     where = os.fspath(path)
     with open_regular(where) as src:

@@ -23,18 +23,24 @@ the environment the existing tooling exports; the toolchain; a default)
   Debian architecture of the package: env ``ARCH``; then
   ``CMAKE_LIBRARY_ARCHITECTURE`` or ``CMAKE_SYSTEM_PROCESSOR`` mapped to a
   Debian name; then ``dpkg-architecture``; ``all`` when the project compiles
-  nothing (no language enabled, not cross-compiling).
+  nothing (no language enabled, not cross-compiling).  When it came from the
+  toolchain, the ``click`` target takes the package's architecture from the
+  ELF files it installed (none: ``all``).
 ``CLICK_ARCH_TRIPLET``
   Multiarch triplet (``aarch64-linux-gnu``): env ``ARCH_TRIPLET``, else
   derived as above; empty for ``all``.
 ``CLICK_FRAMEWORK``
-  env ``CLICK_FRAMEWORK``, then ``SDK_FRAMEWORK``; default ``ubuntu-sdk-20.04``.
+  env ``CLICK_FRAMEWORK``, then ``SDK_FRAMEWORK``; default: the templates'
+  framework (``ubuntu-touch-24.04-1.x``).
 ``CLICK_APPARMOR_POLICY``
   env ``APPARMOR_POLICY``, else the policy version of ``CLICK_FRAMEWORK``
   (``ubuntu-sdk-16.04`` -> 16.04, ``ubuntu-touch-24.04-1.x`` -> 2404.1).
 ``CLICK_MODE`` (option, ON)
-  Install into the click layout below.  OFF gives the usual GNUInstallDirs
-  layout (to run the app from ``/usr/local`` on a desktop) and no package.
+  Install into the click layout below, with the prefix ``/.`` (the package
+  root; the ``click`` target stages with ``DESTDIR``, and a plain install
+  without ``DESTDIR`` stops), and ``INSTALL_TESTS`` OFF.  OFF gives the usual
+  GNUInstallDirs layout (to run the app from ``/usr/local`` on a desktop) and
+  no package.
 ``CLICK_INSTALL_BINDIR``, ``CLICK_INSTALL_LIBDIR``, ``CLICK_INSTALL_QMLDIR``, ``CLICK_INSTALL_DATADIR``, ``CLICK_INSTALL_LOCALEDIR``
   Install destinations, relative to the package root: ``lib/<triplet>/bin``,
   ``lib/<triplet>``, ``lib/<triplet>`` (on ``QML2_IMPORT_PATH`` at run time),
@@ -45,8 +51,8 @@ the environment the existing tooling exports; the toolchain; a default)
   are never bundled by ``click_bundle_runtime_deps()``.
 
 Also set: ``ClickBuild_VERSION``, ``CLICK_BUILD_CMAKE_DIR`` (this directory),
-``CLICK_STAGING_DIR`` (the tree ``click_package()`` packs; also the default
-``CMAKE_INSTALL_PREFIX`` in ``CLICK_MODE``), ``Python3_EXECUTABLE`` (the
+``CLICK_STAGING_DIR`` (the ``DESTDIR`` of the tree ``click_package()`` packs),
+``Python3_EXECUTABLE`` (the
 interpreter with click_build: ``-DPython3_EXECUTABLE``, else FindPython3,
 else the one ``click-build`` on ``PATH`` runs with).
 
@@ -77,9 +83,10 @@ Functions
   sources and desktop files, and translated desktop files
   (``msgfmt --desktop``).
 ``click_package([TARGET click] [OUTPUT_DIRECTORY dir] [IGNORE pattern...])``
-  A target that installs the project into ``CLICK_STAGING_DIR`` and runs
-  ``click_build build`` on it, writing ``NAME_VERSION_ARCH.click``; it
-  repacks only when the installed files changed.  The target's
+  A target that installs the project with ``DESTDIR=${CLICK_STAGING_DIR}``
+  (absolute destinations land there too) and runs ``click_build build`` on
+  it, writing ``NAME_VERSION_ARCH.click``; it repacks only when the installed
+  files changed.  The target's
   ``CLICK_PACKAGE_FILE`` property holds the file name.
 #]=======================================================================]
 

@@ -47,9 +47,12 @@ if(NOT PACKAGE_VERSION_COMPATIBLE AND NOT ClickBuild_FIND_QUIETLY)
   endif()
   message(STATUS
     "ClickBuild ${PACKAGE_VERSION} in ${CMAKE_CURRENT_LIST_DIR} does not satisfy the "
-    "requested version ${_click_build_wanted}. Fix: install a "
-    "click-build that does (python3 -m pip install --upgrade click-build) and point CMake "
-    "at it: -DClickBuild_DIR=\"$(python3 -m click_build --cmake-dir)\"")
+    "requested version ${_click_build_wanted}. Fix: point CMake at the CMake files of a "
+    "click-build that does, -DClickBuild_DIR=\"$(/path/to/venv/bin/python -m click_build "
+    "--cmake-dir)\". click-build is not on PyPI; a virtual environment gets a newer one "
+    "from a wheel of its checkout: /path/to/venv/bin/python -m pip wheel -w wheels "
+    "/path/to/click-build && /path/to/venv/bin/python -m pip install --upgrade --no-index "
+    "--find-links wheels click-build")
 endif()
 unset(_click_build_major)
 unset(_click_build_wanted)

@@ -9,8 +9,22 @@ function(_click_finalize)
   _click_check_architecture()
   _click_finalize_translations()
   _click_finalize_hooks(hook_args apparmor_args)
-  _click_finalize_manifest("${hook_args}" "${apparmor_args}" package_file)
-  _click_finalize_packages("${package_file}")
+  _click_finalize_manifest("${hook_args}" "${apparmor_args}" package_file from_elf)
+  _click_finalize_packages("${package_file}" "${from_elf}")
+endfunction()
+
+# TRUE when the project builds executables or shared libraries: what an ELF file
+# in the package comes from.
+function(_click_builds_binaries out)
+  _click_collect_targets("${CMAKE_SOURCE_DIR}" targets)
+  foreach(target IN LISTS targets)
+    get_target_property(type "${target}" TYPE)
+    if(type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+      set(${out} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} FALSE PARENT_SCOPE)
 endfunction()
 
 function(_click_check_architecture)
@@ -74,47 +88,32 @@ function(_click_finalize_translations)
   endif()
   set_property(GLOBAL PROPERTY _CLICK_LINGUAS_DIR "${linguas_dir}")
 
-  # The .pot template, written next to the .po files for translators.
+  # The .pot template, written next to the .po files for translators by the extraction
+  # of `click-build i18n` (Lomiri's and Qt's keywords, QML read as JavaScript, UTF-8).
   set(pot "${po_dir}/${domain}.pot")
-  set(keywords
-    --keyword=tr:1,1t --keyword=tr:1,2,3t --keyword=ctr:1c,2,2t --keyword=dtr:2,2t
-    --keyword=dtr:2,3,4t --keyword=dctr:2c,3,3t --keyword=qsTr:1 --keyword=qsTrId:1
-    --keyword=qsTranslate:1c,2 --keyword=QT_TR_NOOP:1 --keyword=QT_TRANSLATE_NOOP:1c,2
-    --keyword=_ --keyword=N_)
-  set(commands "")
-  set(join "")
-  set(relative "")
+  set(files "")
   foreach(source IN LISTS sources)
     file(RELATIVE_PATH rel "${source_dir}" "${source}")
-    list(APPEND relative "${rel}")
+    list(APPEND files "${rel}")
   endforeach()
-  if(relative)
-    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}"
-      --from-code=UTF-8 --language=C++ --qt --add-comments=TRANSLATORS ${keywords}
-      "--package-name=${domain}" --sort-by-file ${relative})
-    set(join --join-existing)
-  endif()
   get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
-  set(desktop "")
   foreach(entry IN LISTS hooks)
     string(REPLACE "|" ";" entry "${entry}")
     list(GET entry 1 hook)
     list(GET entry 4 original)
     if(hook STREQUAL "desktop")
       file(RELATIVE_PATH rel "${source_dir}" "${original}")
-      list(APPEND desktop "${rel}")
+      list(APPEND files "${rel}")
     endif()
   endforeach()
-  if(desktop)
-    list(APPEND commands COMMAND "${CLICK_XGETTEXT_EXECUTABLE}" "--output=${pot}" ${join}
-      --from-code=UTF-8 --language=Desktop "--package-name=${domain}" ${desktop})
-  endif()
-  if(NOT commands)
+  if(NOT files)
     message(FATAL_ERROR
       "click_translations(${domain}): nothing to translate; list the QML, JavaScript and "
       "C++ files with SOURCES (or add a DESKTOP file with click_add_hook())")
   endif()
-  add_custom_target("${pot_target}" ${commands}
+  add_custom_target("${pot_target}"
+    COMMAND "${Python3_EXECUTABLE}" -m click_build i18n extract --project "${source_dir}"
+            --domain "${domain}" --output "${pot}" ${files}
     WORKING_DIRECTORY "${source_dir}"
     COMMENT "Extracting translatable strings into ${pot}"
     VERBATIM)
@@ -177,9 +176,18 @@ function(_click_finalize_hooks hook_args apparmor_args)
 endfunction()
 
 # Assemble and validate manifest.json through the Python core; return the
-# package's file name ("" when the project installs its own manifest).
-function(_click_finalize_manifest hook_args apparmor_args package_file)
+# package's file name ("" when the project installs its own manifest), and the
+# manifest architecture that the click target replaces by the one of the ELF files
+# it finds ("" when the architecture is not ClickBuild's to decide).
+function(_click_finalize_manifest hook_args apparmor_args package_file from_elf)
   set(${package_file} "" PARENT_SCOPE)
+  set(${from_elf} "" PARENT_SCOPE)
+  # CLICK_ARCH that ClickBuild chose from the toolchain: a guess about the package,
+  # which the compiled files settle (none: 'all').
+  set(auto_arch FALSE)
+  if("$CACHE{_CLICK_ARCH_SOURCE}" STREQUAL "toolchain")
+    set(auto_arch TRUE)
+  endif()
   get_property(have GLOBAL PROPERTY _CLICK_MANIFEST_ARGS SET)
   if(NOT have)
     if(hook_args)
@@ -188,12 +196,27 @@ function(_click_finalize_manifest hook_args apparmor_args package_file)
         "click_manifest(). Fix: add click_manifest(manifest.json.in) or "
         "click_manifest(NAME ... TITLE ... MAINTAINER ...)")
     endif()
+    if(auto_arch)  # the project's own manifest.json, filled in with CLICK_ARCH
+      set(${from_elf} "$CACHE{CLICK_ARCH}" PARENT_SCOPE)
+    endif()
     return()
   endif()
   get_property(args GLOBAL PROPERTY _CLICK_MANIFEST_ARGS)
+  get_property(manifest_auto GLOBAL PROPERTY _CLICK_MANIFEST_AUTO_ARCH)
+  if(NOT manifest_auto)
+    set(auto_arch FALSE)
+  endif()
   set(output "${CMAKE_BINARY_DIR}/click/manifest.json")
+  set(arch "${CLICK_ARCH}")
+  if(auto_arch)
+    _click_builds_binaries(binaries)
+    if(NOT binaries)
+      set(arch all)  # what the click target will find; it names the package now
+      list(APPEND args --architecture all)
+    endif()
+  endif()
   list(APPEND args --default framework "${CLICK_FRAMEWORK}"
-    --default architecture "${CLICK_ARCH}" ${hook_args} ${apparmor_args})
+    --default architecture "${arch}" ${hook_args} ${apparmor_args})
   _click_user_value(CLICK_APPARMOR_POLICY policy)
   if(policy STREQUAL "")
     set(policy "$ENV{APPARMOR_POLICY}")
@@ -205,7 +228,7 @@ function(_click_finalize_manifest hook_args apparmor_args package_file)
   foreach(key name version architecture framework filename)
     string(JSON ${key} GET "${summary}" ${key})
   endforeach()
-  if(NOT architecture STREQUAL CLICK_ARCH AND NOT architecture STREQUAL "multi")
+  if(NOT architecture STREQUAL arch AND NOT architecture STREQUAL "multi")
     _click_compiles(compiles)
     if(compiles)
       message(WARNING
@@ -214,11 +237,18 @@ function(_click_finalize_manifest hook_args apparmor_args package_file)
         "the manifest template (or leave the field out)")
     endif()
   endif()
+  string(JSON policy GET "${summary}" policy_version)
   if(CLICK_MODE)
     install(FILES "${output}" DESTINATION ".")
   endif()
-  message(STATUS "ClickBuild: ${name} ${version} for ${framework} -> ${filename}")
+  if(NOT policy STREQUAL "")
+    set(policy ", AppArmor policy ${policy}")
+  endif()
+  message(STATUS "ClickBuild: ${name} ${version} for ${framework}${policy} -> ${filename}")
   set(${package_file} "${filename}" PARENT_SCOPE)
+  if(auto_arch)
+    set(${from_elf} "${architecture}" PARENT_SCOPE)
+  endif()
 endfunction()
 
 function(_click_collect_targets dir out)
@@ -231,7 +261,7 @@ function(_click_collect_targets dir out)
   set(${out} "${targets}" PARENT_SCOPE)
 endfunction()
 
-function(_click_finalize_packages package_file)
+function(_click_finalize_packages package_file from_elf)
   get_property(packages GLOBAL PROPERTY _CLICK_PACKAGE_TARGETS)
   if(NOT packages)
     return()
@@ -272,6 +302,7 @@ function(_click_finalize_packages package_file)
       "set(CLICK_OUTPUT_DIRECTORY [==[${outdir}]==])\n"
       "set(CLICK_IGNORE [==[${ignore}]==])\n"
       "set(CLICK_PACKAGE_FILE [==[${file}]==])\n"
+      "set(CLICK_ARCH_FROM_ELF [==[${from_elf}]==])\n"
       "set(CLICK_STAMP [==[${CMAKE_BINARY_DIR}/click/${package}.stamp]==])\n")
   endforeach()
 endfunction()

@@ -183,6 +183,11 @@ function(_click_find_python ok)
     return()
   endif()
 
+  # click-build is not on PyPI: a Python gets it from a wheel of a checkout.
+  get_filename_component(checkout "${CMAKE_CURRENT_FUNCTION_LIST_DIR}" DIRECTORY)
+  if(NOT EXISTS "${checkout}/pyproject.toml" OR NOT EXISTS "${checkout}/click_build/__init__.py")
+    set(checkout "/path/to/click-build")  # these files come from a wheel, not a checkout
+  endif()
   if(mismatch)
     list(GET mismatch 0 python)
     list(GET mismatch 1 version)
@@ -196,21 +201,22 @@ function(_click_find_python ok)
       "${CMAKE_CURRENT_FUNCTION_LIST_DIR}) belong to another click-build than the "
       "click_build ${version} that ${python} imports.\n"
       "Fix: use the CMake files of that installation, -DClickBuild_DIR=\"${dir}\" "
-      "(or include(\"${dir}/ClickBuild.cmake\")), or install the matching release "
-      "into that Python: ${python} -m pip install click-build==${ClickBuild_VERSION}")
+      "(or include(\"${dir}/ClickBuild.cmake\")), or install this release into that "
+      "Python from a wheel of its checkout:\n"
+      "  ${python} -m pip wheel -w wheels ${checkout} && ${python} -m pip install "
+      "--no-index --find-links wheels click-build==${ClickBuild_VERSION}")
     _click_build_fail("${message}")
     return()
-  endif()
-  if(how STREQUAL "any Python")
-    set(install "python3 -m pip install click-build")
-  else()
-    set(install "${Python3_EXECUTABLE} -m pip install click-build")
   endif()
   string(CONCAT message
     "ClickBuild: no Python with the click_build module was found (${how} was tried):"
     "${tried}\n"
-    "Fix: install click-build for the Python you build with (${install}), "
-    "or point CMake at a Python that has it: -DPython3_EXECUTABLE=/path/to/venv/bin/python")
+    "Fix: point CMake at the Python of a virtual environment that has click-build, "
+    "-DPython3_EXECUTABLE=/path/to/venv/bin/python (or activate it before running cmake). "
+    "To make one, run this and pass -DPython3_EXECUTABLE=$PWD/venv/bin/python "
+    "(click-build is not on PyPI; it installs from a wheel of its checkout):\n"
+    "  python3 -m venv venv && venv/bin/python -m pip wheel -w wheels ${checkout} && "
+    "venv/bin/python -m pip install --no-index --find-links wheels click-build")
   _click_build_fail("${message}")
 endfunction()
 
@@ -218,13 +224,20 @@ endfunction()
 function(_click_detect_architecture)
   _click_user_value(CLICK_ARCH arch)
   set(from "CLICK_ARCH")
+  set(source "you")
   if(arch STREQUAL "" AND NOT "$ENV{ARCH}" STREQUAL "")
     set(arch "$ENV{ARCH}")
     set(from "the ARCH environment variable")
+    set(source "environment")
   endif()
   _click_user_value(CLICK_ARCH_TRIPLET triplet)
   if(triplet STREQUAL "" AND NOT "$ENV{ARCH_TRIPLET}" STREQUAL "")
     set(triplet "$ENV{ARCH_TRIPLET}")
+  endif()
+  if(arch STREQUAL "" AND triplet STREQUAL "")
+    set(source "toolchain")
+  elseif(arch STREQUAL "" AND NOT "$ENV{ARCH_TRIPLET}" STREQUAL "")
+    set(source "environment")
   endif()
 
   if(NOT arch STREQUAL "")
@@ -248,6 +261,7 @@ function(_click_detect_architecture)
     _click_compiles(compiles)
     if(NOT compiles)
       set(arch all)
+      set(source "nothing compiled")
     elseif(NOT "${CMAKE_LIBRARY_ARCHITECTURE}" STREQUAL "")
       set(triplet "${CMAKE_LIBRARY_ARCHITECTURE}")
       _click_debian_arch("${triplet}" arch)
@@ -283,24 +297,37 @@ function(_click_detect_architecture)
     "Debian architecture of the package (amd64, arm64, armhf... or all)")
   _click_store(CLICK_ARCH_TRIPLET "${triplet}" STRING
     "Multiarch triplet of CLICK_ARCH (aarch64-linux-gnu...)")
+  # "toolchain": ClickBuild chose; the click target may then decide from what was
+  # compiled (a tree without ELF files is an 'all' package).
+  set(_CLICK_ARCH_SOURCE "${source}" CACHE INTERNAL "")
 endfunction()
 
 function(_click_detect_framework)
-  set(framework "ubuntu-sdk-20.04")
-  if(NOT "$ENV{CLICK_FRAMEWORK}" STREQUAL "")
+  _click_user_value(CLICK_FRAMEWORK framework)
+  if(framework STREQUAL "")
     set(framework "$ENV{CLICK_FRAMEWORK}")
-  elseif(NOT "$ENV{SDK_FRAMEWORK}" STREQUAL "")
+  endif()
+  if(framework STREQUAL "")
     set(framework "$ENV{SDK_FRAMEWORK}")
   endif()
-  _click_store(CLICK_FRAMEWORK "${framework}" STRING
-    "Framework the app is built for (ubuntu-sdk-20.04, ubuntu-touch-24.04-1.x...)")
   _click_user_value(CLICK_APPARMOR_POLICY policy)
   if(policy STREQUAL "")
     set(policy "$ENV{APPARMOR_POLICY}")
+  endif()
+  if(framework STREQUAL "" OR policy STREQUAL "")
+    # Without a framework: the default of click-build's table (the templates' one).
+    _click_run_python(facts _cmake policy-version ${framework})
+    string(REPLACE "\n" ";" facts "${facts}")
+    if(framework STREQUAL "")
+      list(GET facts 0 framework)
+      list(GET facts 1 facts)
+    endif()
     if(policy STREQUAL "")
-      _click_run_python(policy _cmake policy-version "${CLICK_FRAMEWORK}")
+      set(policy "${facts}")
     endif()
   endif()
+  _click_store(CLICK_FRAMEWORK "${framework}" STRING
+    "Framework the app is built for (ubuntu-touch-24.04-1.x, ubuntu-sdk-20.04...)")
   _click_store(CLICK_APPARMOR_POLICY "${policy}" STRING
     "AppArmor policy_version for the app's profile (default: the framework's)")
 endfunction()
@@ -372,16 +399,66 @@ function(_click_setup)
   set(stage "${CMAKE_BINARY_DIR}/click/stage")
   set(CLICK_STAGING_DIR "${stage}" PARENT_SCOPE)
   set_property(GLOBAL PROPERTY CLICK_STAGING_DIR "${stage}")
-  if(CLICK_MODE AND CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)
-    # The SDK installed to "/"; an install without --prefix must not touch the system.
-    set(CMAKE_INSTALL_PREFIX "${stage}" CACHE PATH "Install path prefix" FORCE)
+  _click_mode_defaults("${stage}")
+  # Inputs a front end may pass even when this project has no use for them: read them,
+  # so that CMake does not tell the user to remove them ("not used by the project").
+  if(INSTALL_TESTS OR CLICK_VERSION)
   endif()
   if(CLICK_ARCH_TRIPLET)
     set(shown "${CLICK_ARCH} (${CLICK_ARCH_TRIPLET})")
   else()
     set(shown "${CLICK_ARCH}")
   endif()
-  message(STATUS "ClickBuild ${ClickBuild_VERSION}: ${shown}, ${CLICK_FRAMEWORK}, "
-    "AppArmor policy ${CLICK_APPARMOR_POLICY}, Python ${Python3_EXECUTABLE}")
+  message(STATUS "ClickBuild ${ClickBuild_VERSION}: ${shown}, Python ${Python3_EXECUTABLE}")
+endfunction()
+
+# What click mode means for the install.  The contract of the Ubuntu SDK and
+# clickable: the install prefix is the package root "/", and the tree is staged with
+# DESTDIR, so that absolute destinations (DESTINATION /, /lib/<triplet>,
+# ${CMAKE_INSTALL_PREFIX}) land in it too.  And a package does not carry tests.
+function(_click_mode_defaults stage)
+  # "/." rather than "/": for "/", GNUInstallDirs moves everything under usr/.
+  # (Build folders made before staging used DESTDIR have the stage as their prefix.)
+  # A prefix ClickBuild set (remembered in _CLICK_PREFIX_AUTO) follows CLICK_MODE.
+  set(prefix "$CACHE{CMAKE_INSTALL_PREFIX}")
+  set(ours FALSE)
+  if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT OR prefix STREQUAL stage
+     OR prefix STREQUAL "$CACHE{_CLICK_PREFIX_AUTO}")
+    set(ours TRUE)
+  endif()
+  if(ours AND CLICK_MODE AND NOT prefix STREQUAL "/.")
+    set(CMAKE_INSTALL_PREFIX "/." CACHE PATH
+      "Install path prefix; in CLICK_MODE the package root, staged with DESTDIR" FORCE)
+    set(_CLICK_PREFIX_AUTO "/." CACHE INTERNAL "")
+  elseif(ours AND NOT CLICK_MODE AND prefix STREQUAL "/.")
+    set(CMAKE_INSTALL_PREFIX "/usr/local" CACHE PATH "Install path prefix" FORCE)
+    set(_CLICK_PREFIX_AUTO "/usr/local" CACHE INTERNAL "")
+  endif()
+  if(NOT CLICK_MODE)
+    return()
+  endif()
+  # Installing into that prefix without DESTDIR would write the app into the system.
+  set(build "${CMAKE_BINARY_DIR}")
+  string(CONFIGURE [==[
+if("$ENV{DESTDIR}" STREQUAL "" AND CMAKE_INSTALL_PREFIX MATCHES "^(/\\.?)?$")
+  message(FATAL_ERROR "ClickBuild: in CLICK_MODE the install prefix is the package root /, "
+    "so this would write the app into the system. Fix: cmake --build @build@ --target click, "
+    "or give the tree a place: DESTDIR=\$PWD/tree cmake --install @build@")
+endif()
+]==] guard @ONLY)
+  install(CODE "${guard}")
+  # Tests are not part of a package (the backend passes INSTALL_TESTS=OFF too). A -D
+  # given before the app's option() is kept, and so is any later change.
+  if(NOT DEFINED CACHE{_CLICK_INSTALL_TESTS_SET})
+    get_property(help CACHE INSTALL_TESTS PROPERTY HELPSTRING)
+    if(NOT DEFINED CACHE{INSTALL_TESTS})
+      set(INSTALL_TESTS OFF CACHE BOOL "Install the app's tests (OFF: a package does not carry them)")
+    elseif(INSTALL_TESTS AND NOT help STREQUAL "No help, variable specified on the command line.")
+      set(INSTALL_TESTS OFF CACHE BOOL "${help}" FORCE)
+      message(STATUS "ClickBuild: INSTALL_TESTS is OFF in CLICK_MODE (a package does not "
+        "carry the app's tests); -DINSTALL_TESTS=ON packages them")
+    endif()
+    set(_CLICK_INSTALL_TESTS_SET TRUE CACHE INTERNAL "")
+  endif()
 endfunction()
 

@@ -2,10 +2,13 @@
 #
 #   cmake -DCLICK_ARGUMENTS=<file> [-DCLICK_CONFIG=<config>] -P ClickPackage.cmake
 #
-# Installs the project into the staging folder (incrementally: unchanged files
-# stay "Up-to-date"), removes files no install rule produces any more, and runs
-# `python -m click_build build` on the folder -- only when something changed or
-# the package is missing.  All packaging rules live in the Python core.
+# Installs the project into the staging folder with DESTDIR, the contract of the
+# Ubuntu SDK's projects (`make install DESTDIR=...`): whatever the destinations
+# (relative, "/", "/lib/<triplet>", a prefix of "/"), every file lands in the
+# stage and nothing outside the build folder is written.  Incremental: unchanged
+# files stay "Up-to-date", files no install rule produces any more are removed, and
+# `python -m click_build build` runs only when something changed.  All packaging
+# rules live in the Python core.
 
 cmake_minimum_required(VERSION 3.19)
 
@@ -13,25 +16,27 @@ if(NOT CLICK_ARGUMENTS OR NOT EXISTS "${CLICK_ARGUMENTS}")
   message(FATAL_ERROR "click: ${CLICK_ARGUMENTS} is missing; reconfigure the build folder")
 endif()
 include("${CLICK_ARGUMENTS}")
+get_filename_component(stage "${CLICK_STAGE}" ABSOLUTE)
 
-# 1. Install.  DESTDIR from the caller's environment would send files elsewhere.
-set(install "${CMAKE_COMMAND}" -E env --unset=DESTDIR
-  "${CMAKE_COMMAND}" --install "${CLICK_BINARY_DIR}" --prefix "${CLICK_STAGE}")
+# 1. Install under DESTDIR (the caller's own DESTDIR is replaced), prefix "/".
+set(install "${CMAKE_COMMAND}" -E env "DESTDIR=${stage}"
+  "${CMAKE_COMMAND}" --install "${CLICK_BINARY_DIR}" --prefix /)
 if(CLICK_CONFIG)
   list(APPEND install --config "${CLICK_CONFIG}")
 endif()
+file(MAKE_DIRECTORY "${stage}")
 execute_process(COMMAND ${install} RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
 if(NOT rc EQUAL 0)
   message("${log}")
-  message(FATAL_ERROR "click: installing into ${CLICK_STAGE} failed (see above)")
+  message(FATAL_ERROR "click: installing into ${stage} failed (see above)")
 endif()
 
-# 2. Prune what earlier installs left behind.
-get_filename_component(stage "${CLICK_STAGE}" ABSOLUTE)
+# 2. Prune what earlier installs left behind.  The install manifest lists the
+# destinations without DESTDIR.
 file(STRINGS "${CLICK_BINARY_DIR}/install_manifest.txt" listed)
 set(installed "")
 foreach(path IN LISTS listed)
-  get_filename_component(path "${path}" ABSOLUTE)
+  get_filename_component(path "${stage}/${path}" ABSOLUTE)
   list(APPEND installed "${path}")
 endforeach()
 file(GLOB_RECURSE present LIST_DIRECTORIES false "${stage}/*")
@@ -45,42 +50,82 @@ if(stale)
   file(REMOVE ${stale})
 endif()
 
-# 3. Repack only when the tree or the package changed.
+# 3. Repack only when the tree or the package changed.  The stamp holds the
+# configuration it was made with and the package it made.
 file(READ "${CLICK_ARGUMENTS}" state)
 set(changed FALSE)
 if(stale OR log MATCHES "-- Installing: " OR NOT log MATCHES "-- Up-to-date: ")
   set(changed TRUE)  # copied files, removed files, or an install that says nothing
-elseif(NOT CLICK_PACKAGE_FILE OR NOT EXISTS "${CLICK_PACKAGE_FILE}")
-  set(changed TRUE)
 elseif(NOT EXISTS "${CLICK_STAMP}")
   set(changed TRUE)
 else()
   file(READ "${CLICK_STAMP}" previous)
-  if(NOT previous STREQUAL state)
+  string(FIND "${previous}" "\n# package: " at REVERSE)
+  if(at LESS 0)
     set(changed TRUE)
+  else()
+    string(SUBSTRING "${previous}" 0 ${at} previous_state)
+    math(EXPR at "${at} + 12")
+    string(SUBSTRING "${previous}" ${at} -1 made)
+    if(NOT previous_state STREQUAL state OR made STREQUAL "" OR NOT EXISTS "${made}")
+      set(changed TRUE)
+    endif()
   endif()
 endif()
 if(NOT changed)
-  message(STATUS "click: ${CLICK_PACKAGE_FILE} is up to date")
+  message(STATUS "click: ${made} is up to date")
   return()
 endif()
 file(REMOVE "${CLICK_STAMP}")
 
-# 4. Check the tree, then build the package with the Python core.
-execute_process(
-  COMMAND "${CLICK_PYTHON}" -m click_build _cmake check-tree "${stage}"
-  RESULT_VARIABLE rc)
+# 4. Check the tree (and, when the architecture was ClickBuild's guess, decide it
+# from the ELF files in the tree), then build the package with the Python core.
+set(check "${CLICK_PYTHON}" -m click_build _cmake check-tree "${stage}")
+set(manifest "")
+if(NOT CLICK_ARCH_FROM_ELF STREQUAL "" AND EXISTS "${stage}/manifest.json")
+  file(READ "${stage}/manifest.json" json)
+  string(JSON declared ERROR_VARIABLE error GET "${json}" architecture)
+  if(declared STREQUAL CLICK_ARCH_FROM_ELF)
+    set(manifest "${CLICK_BINARY_DIR}/click/package-manifest.json")
+    list(APPEND check --architecture-from-elf "${manifest}")
+  endif()
+endif()
+execute_process(COMMAND ${check} RESULT_VARIABLE rc OUTPUT_VARIABLE decided
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "click: the installed tree ${stage} is not a valid package (see above)")
 endif()
+set(package "${CLICK_PACKAGE_FILE}")
+if(NOT decided STREQUAL "")
+  set(package "${CLICK_OUTPUT_DIRECTORY}/${decided}")
+endif()
+if(NOT CLICK_PACKAGE_FILE)
+  # The project installs its own manifest.json: say what it declares (configure could not).
+  if(manifest)
+    file(READ "${manifest}" json)
+  else()
+    file(READ "${stage}/manifest.json" json)
+  endif()
+  foreach(key name version framework architecture)
+    string(JSON ${key} ERROR_VARIABLE error GET "${json}" ${key})
+  endforeach()
+  message(STATUS "click: ${name} ${version} for ${framework}, architecture ${architecture}")
+endif()
 set(build "${CLICK_PYTHON}" -m click_build build "${stage}"
   --output-dir "${CLICK_OUTPUT_DIRECTORY}")
+if(manifest)
+  list(APPEND build --manifest "${manifest}")
+endif()
 foreach(pattern IN LISTS CLICK_IGNORE)
   list(APPEND build --ignore "${pattern}")
 endforeach()
 file(MAKE_DIRECTORY "${CLICK_OUTPUT_DIRECTORY}")
-execute_process(COMMAND ${build} RESULT_VARIABLE rc COMMAND_ECHO STDOUT)
+execute_process(COMMAND ${build} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "click: click-build could not build the package (see above)")
 endif()
-file(WRITE "${CLICK_STAMP}" "${state}")
+if(CLICK_PACKAGE_FILE AND NOT package STREQUAL CLICK_PACKAGE_FILE)
+  message(STATUS "click: the installed files decided the architecture: the package is "
+    "${package}, not ${CLICK_PACKAGE_FILE} as configured")
+endif()
+file(WRITE "${CLICK_STAMP}" "${state}\n# package: ${package}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,6 +13,8 @@ from pathlib import Path
 
 from conftest import ROOT, write_tree
 
+import click_build
+
 __all__ = [
     "APPARMOR",
     "CMAKE_DIR",
@@ -18,15 +22,21 @@ __all__ = [
     "VENV_BIN",
     "build",
     "cache",
+    "click_build_copy",
     "cmake",
     "cmake_env",
     "configure",
+    "doc_console",
+    "doc_file",
+    "doc_sh",
     "elf_machine",
+    "fix_command",
     "flat",
     "qml_app",
 ]
 
 CMAKE_DIR = ROOT / "cmake"
+DOC = ROOT / "docs" / "cmake.md"
 VENV_BIN = Path(sys.executable).parent
 #: What ClickBuild reads from the environment; cleared so the caller's shell cannot steer a test.
 CLICK_ENV = ("ARCH", "ARCH_TRIPLET", "CLICK_FRAMEWORK", "SDK_FRAMEWORK", "APPARMOR_POLICY",
@@ -110,3 +120,57 @@ def elf_machine(path: Path) -> int:
     header = path.read_bytes()[:20]
     assert header[:4] == b"\x7fELF", f"{path} is not an ELF file"
     return int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
+
+
+def fix_command(stderr: str) -> str:
+    """The command a ClickBuild error prints on a line of its own after "Fix:"."""
+    lines = stderr.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Fix:" in line)
+    return next(line.strip() for line in lines[start:] if line.startswith("    "))
+
+
+def click_build_copy(root: Path, version: str | None = None) -> Path:
+    """click_build with its CMake files, laid out as a wheel installs it, in ``root``:
+    world-readable (for other users), optionally claiming another ``version``."""
+    package = root / "click_build"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(Path(click_build.__file__).parent, package, ignore=ignore)
+    shutil.copytree(CMAKE_DIR, package / "cmake", ignore=ignore)
+    if version is not None:
+        init = package / "__init__.py"
+        init.write_text(init.read_text().replace(
+            f'__version__ = "{click_build.__version__}"', f'__version__ = "{version}"'))
+        vfile = package / "cmake" / "ClickBuildConfigVersion.cmake"
+        vfile.write_text(vfile.read_text().replace(
+            f'set(PACKAGE_VERSION "{click_build.__version__}")', f'set(PACKAGE_VERSION "{version}")'))
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def doc_console(first_command: str) -> tuple[list[str], list[str]]:
+    """The console block of docs/cmake.md that starts with ``$ first_command``:
+    its commands, and the output lines it shows (not the "..." that stand for more)."""
+    for block in re.findall(r"^```console\n(.*?)^```", DOC.read_text(), re.DOTALL | re.MULTILINE):
+        lines = block.splitlines()
+        if lines[0].startswith(f"$ {first_command}"):
+            commands = [line[2:] for line in lines if line.startswith("$ ")]
+            return commands, [line for line in lines if not line.startswith("$ ")
+                              and line != "..."]
+    raise AssertionError(f"docs/cmake.md has no console block starting with $ {first_command}")
+
+
+def doc_file(name: str) -> str:
+    """The cmake block of docs/cmake.md that opens with the comment ``# name``."""
+    for block in re.findall(r"^```cmake\n(.*?)^```", DOC.read_text(), re.DOTALL | re.MULTILINE):
+        if block.startswith(f"# {name}"):
+            return str(block)
+    raise AssertionError(f"docs/cmake.md shows no file {name}")
+
+
+def doc_sh(containing: str) -> str:
+    """The sh block of docs/cmake.md that contains ``containing``."""
+    for block in re.findall(r"^```sh\n(.*?)^```", DOC.read_text(), re.DOTALL | re.MULTILINE):
+        if containing in block:
+            return str(block)
+    raise AssertionError(f"docs/cmake.md has no sh block with {containing}")

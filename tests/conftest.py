@@ -30,6 +30,9 @@ BASE_MANIFEST: dict[str, object] = {
 
 SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
 
+# Fixture projects carry their own tests (autopilot's test_*.py): not ours to collect.
+collect_ignore_glob = ["packages/*"]
+
 
 @pytest.fixture(autouse=True)
 def _system_state_lock(request: pytest.FixtureRequest) -> Iterator[None]:

@@ -185,3 +185,27 @@ def test_bdist_click_for_setup_py_projects(tmp_path: Path) -> None:
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "click-build: error: pyproject.toml: tool.click-build.manifest: 'nothere.json' " \
            "does not exist" in result.stderr
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ('version="0.4"', "setup.py: version '0.4' differs from the manifest's '0.3'"),
+    ('install_requires=["requests"]', "setup.py: install_requires (requests): bdist_click "
+                                      "does not put dependencies into the package"),
+])
+def test_bdist_click_refuses_what_it_would_not_honour(tmp_path: Path, change: str,
+                                                     message: str) -> None:
+    """docs/backend.md: bdist_click takes neither setup(version=...) nor install_requires;
+    a package differing from setup.py is refused, not built."""
+    from backend_helpers import PACKAGES
+
+    project = copy_project(PACKAGES / "setup-py-app", tmp_path / "app")
+    setup = project / "setup.py"
+    key = change.split("=", 1)[0]
+    lines = [line for line in setup.read_text().splitlines(keepends=True)
+             if not line.strip().startswith(f"{key}=")]
+    setup.write_text("".join(lines).replace("setup(\n", f"setup(\n    {change},\n"))
+    result = run([sys.executable, "setup.py", "-q", "bdist_click", "-d", "out"], cwd=project,
+                 check=False)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"click-build: error: {message}" in result.stderr
+    assert not list((project / "out").glob("*.click")) if (project / "out").exists() else True

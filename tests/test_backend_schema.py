@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from pathlib import Path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,3 +68,39 @@ def test_examples_follow_the_schema() -> None:
             assert key in props, (pyproject, key)
             if "enum" in props[key]:
                 assert value in props[key]["enum"], (pyproject, key)
+
+
+def _validate_pyproject(*files: Path) -> subprocess.CompletedProcess[str]:
+    """The real validate-pyproject of this environment, where click-build's
+    ``validate_pyproject.tool_schema`` entry point is installed."""
+    return subprocess.run([sys.executable, "-m", "validate_pyproject", *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_validate_pyproject_accepts_examples_and_unrelated_projects(tmp_path: Path) -> None:
+    """Installing click-build must not break validate-pyproject for any project: it
+    compiles every tool schema into one draft-07 validator (issue 13)."""
+    unrelated = tmp_path / "unrelated" / "pyproject.toml"
+    unrelated.parent.mkdir()
+    unrelated.write_text('[build-system]\nrequires = ["setuptools"]\n'
+                         'build-backend = "setuptools.build_meta"\n'
+                         '[project]\nname = "unrelated"\nversion = "1.0"\n'
+                         '[tool.setuptools]\npackages = ["unrelated"]\n')
+    projects = [*sorted((ROOT / "examples").glob("*/pyproject.toml")),
+                *sorted((ROOT / "tests" / "packages").glob("*/pyproject.toml")), unrelated]
+    result = _validate_pyproject(*projects)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("Valid file") == len(projects), result.stdout
+
+
+def test_validate_pyproject_applies_our_schema(tmp_path: Path) -> None:
+    """The schema is really loaded: a misspelt key and a wrong kind are refused."""
+    for table, bad in (('build-dri = "b"', "build-dri"), ('kind = "rust"', "kind")):
+        project = tmp_path / bad / "pyproject.toml"
+        project.parent.mkdir()
+        project.write_text(f'[project]\nname = "app"\nversion = "1"\n'
+                           f'[tool.click-build]\n{table}\n')
+        result = _validate_pyproject(project)
+        assert result.returncode != 0, result.stdout
+        assert "tool.click-build" in result.stdout + result.stderr and bad in \
+            result.stdout + result.stderr

@@ -40,5 +40,8 @@ def test_version_help_and_errors(cli) -> None:
     for name in ("build", "install", "review", "sign", "new", "merge"):
         assert f"    {name} " in listing
     assert "_cmake" not in listing
-    assert_clean_error(cli("bogus", check=False), "invalid choice: 'bogus'")
+    bogus = cli("bogus", check=False)
+    assert_clean_error(bogus, "unknown command 'bogus'; the commands are: build, ")
+    assert "_cmake" not in bogus.stderr
+    assert_clean_error(cli("revew", check=False), "(did you mean 'review'?)")
     assert_clean_error(cli("install", check=False), "install:")

@@ -10,8 +10,25 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from backend_helpers import control_field, only_click, verify_both
-from cmake_support import build, cache, configure, elf_machine, flat, qml_app
+from backend_helpers import (
+    EXAMPLES,
+    control_field,
+    copy_project,
+    only_click,
+    verify_both,
+)
+from cmake_support import (
+    CMAKE_DIR,
+    build,
+    cache,
+    cmake_env,
+    configure,
+    doc_console,
+    doc_file,
+    elf_machine,
+    flat,
+    qml_app,
+)
 from conftest import need, run, write_tree
 
 pytestmark = pytest.mark.slow
@@ -69,8 +86,8 @@ def test_a_compiled_project_takes_the_toolchains_architecture(tmp_path: Path) ->
     assert values["CLICK_INSTALL_LIBDIR"] == f"lib/{HOST_TRIPLET}"
     assert values["CLICK_INSTALL_QMLDIR"] == f"lib/{HOST_TRIPLET}"
     assert values["CLICK_MODE"] == "ON"
-    # In click mode a plain `cmake --install` must not write to the system.
-    assert values["CMAKE_INSTALL_PREFIX"] == str(tmp_path / "build" / "click" / "stage")
+    # The package root is the prefix (staged with DESTDIR); "/." keeps GNUInstallDirs off usr/.
+    assert values["CMAKE_INSTALL_PREFIX"] == "/."
 
 
 @pytest.mark.parametrize(("env", "expected"), [
@@ -137,15 +154,16 @@ def test_an_unknown_arch_in_the_environment_names_the_fix(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(("defines", "env", "expected"), [
-    ((), {}, ("ubuntu-sdk-20.04", "20.04")),
+    ((), {}, ("ubuntu-touch-24.04-1.x", "2404.1")),  # the templates' framework (new.FRAMEWORKS)
     ((), {"SDK_FRAMEWORK": "ubuntu-sdk-16.04"}, ("ubuntu-sdk-16.04", "16.04")),
     ((), {"CLICK_FRAMEWORK": "ubuntu-touch-24.04-1.x", "SDK_FRAMEWORK": "ubuntu-sdk-16.04"},
      ("ubuntu-touch-24.04-1.x", "2404.1")),
     ((), {"CLICK_FRAMEWORK": "ubuntu-sdk-15.04"}, ("ubuntu-sdk-15.04", "1.3")),
-    ((), {"APPARMOR_POLICY": "16.04"}, ("ubuntu-sdk-20.04", "16.04")),
+    ((), {"APPARMOR_POLICY": "16.04"}, ("ubuntu-touch-24.04-1.x", "16.04")),
     (("-DCLICK_FRAMEWORK=ubuntu-sdk-16.04",), {"CLICK_FRAMEWORK": "ubuntu-sdk-20.04"},
      ("ubuntu-sdk-16.04", "16.04")),
-    (("-DCLICK_APPARMOR_POLICY=1.3",), {"APPARMOR_POLICY": "16.04"}, ("ubuntu-sdk-20.04", "1.3")),
+    (("-DCLICK_APPARMOR_POLICY=1.3",), {"APPARMOR_POLICY": "16.04"},
+     ("ubuntu-touch-24.04-1.x", "1.3")),
 ])
 def test_framework_and_apparmor_policy(
         tmp_path: Path, defines: tuple[str, ...], env: dict[str, str],
@@ -175,19 +193,55 @@ def test_an_architecture_the_compiler_does_not_build_for_is_flagged(tmp_path: Pa
 
 
 @pytest.mark.oracle
-def test_a_real_cross_build_for_arm64(tmp_path: Path) -> None:
-    compiler = need("aarch64-linux-gnu-g++")
+def test_a_real_cross_build_for_arm64_as_the_page_says(tmp_path: Path) -> None:
+    """docs/cmake.md's arm64.cmake and command, pasted, with Debian's cross compiler."""
+    need("aarch64-linux-gnu-g++")
     src = qml_app(tmp_path / "app", f"{LOAD}\nadd_executable(hello main.cpp)\n{PACKAGE}",
                   project=CXX, files={"main.cpp": "#include <cstdio>\nint main() { "
-                                                  "std::puts(\"hi\"); }\n"})
-    tc = toolchain(tmp_path, CMAKE_SYSTEM_PROCESSOR="aarch64", CMAKE_CXX_COMPILER=compiler)
-    binary = tmp_path / "build"
-    configure(src, binary, tc)
+                                                  "std::puts(\"hi\"); }\n",
+                                      "arm64.cmake": doc_file("arm64.cmake")})
+    (command,), _ = doc_console("cmake -B build-arm64")
+    run(["sh", "-ec", command], cwd=src, env=cmake_env({"CMAKE_PREFIX_PATH": str(CMAKE_DIR)}))
+    binary = src / "build-arm64"
     assert arch(cache(binary)) == ("arm64", "aarch64-linux-gnu")
-    build(binary)
     click = only_click(binary)
     assert click.name == "cxxapp.example_1.0_arm64.click"
     verify_both(click)
     assert control_field(click, "Architecture") == "arm64"
     run(["dpkg-deb", "-x", str(click), str(tmp_path / "x")])
     assert elf_machine(tmp_path / "x" / "lib/aarch64-linux-gnu/bin/hello") == 183  # AArch64
+
+
+def test_a_qt_app_needs_qt_for_the_target(tmp_path: Path) -> None:
+    """What the page says of hello-cpp: arm64.cmake alone stops at find_package(Qt5)."""
+    need("aarch64-linux-gnu-g++")
+    project = copy_project(EXAMPLES / "hello-cpp", tmp_path / "hello-cpp")
+    (project / "arm64.cmake").write_text(doc_file("arm64.cmake"))
+    result = configure(project, tmp_path / "build", "-DCMAKE_TOOLCHAIN_FILE=arm64.cmake",
+                       check=False)
+    assert result.returncode != 0
+    assert 'By not providing "FindQt5.cmake"' in flat(result.stderr)
+    lines = (project / "CMakeLists.txt").read_text().splitlines()
+    qt = next(i for i, line in enumerate(lines, 1) if line.startswith("find_package(Qt5"))
+    assert f"CMake Error at CMakeLists.txt:{qt} (find_package)" in result.stderr
+
+
+def test_the_sysroot_toolchain_of_the_page(tmp_path: Path) -> None:
+    """arm64-qt.cmake with a sysroot that holds the cross C++ runtime as Debian lays it
+    out (no arm64 Qt here): it builds, and Qt's tools are the build machine's."""
+    need("aarch64-linux-gnu-g++")
+    sysroot = write_tree(tmp_path / "sysroot", {"usr/aarch64-linux-gnu": "-> /usr/aarch64-linux-gnu"})
+    tc = write_tree(tmp_path / "tc", {
+        "arm64.cmake": doc_file("arm64.cmake"),
+        "arm64-qt.cmake": doc_file("arm64-qt.cmake").replace("/srv/arm64", str(sysroot))})
+    body = (f"{LOAD}\nget_target_property(moc Qt5::moc IMPORTED_LOCATION)\n"
+            'file(WRITE "${CMAKE_BINARY_DIR}/moc.txt" "${moc}")\n'
+            f"add_executable(hello main.cpp)\n{PACKAGE}")
+    src = qml_app(tmp_path / "app", body, project=CXX,
+                  files={"main.cpp": "int main() { return 0; }\n"})
+    binary = tmp_path / "build"
+    configure(src, binary, f"-DCMAKE_TOOLCHAIN_FILE={tc / 'arm64-qt.cmake'}")
+    assert (binary / "moc.txt").read_text() == "/usr/lib/qt5/bin/moc"
+    build(binary)
+    run(["dpkg-deb", "-x", str(only_click(binary)), str(tmp_path / "x")])
+    assert elf_machine(tmp_path / "x" / "lib/aarch64-linux-gnu/bin/hello") == 183

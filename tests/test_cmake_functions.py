@@ -84,7 +84,7 @@ def test_manifest_template_forms(tmp_path: Path) -> None:
     assert manifest(binary) == {
         "name": "qmlapp.example", "version": "2.1~beta1", "title": "Title from the environment",
         "maintainer": MAINTAINER,  # an argument overrides the template
-        "framework": "ubuntu-sdk-20.04", "x-source": "qmlapp", "architecture": "all",
+        "framework": "ubuntu-touch-24.04-1.x", "x-source": "qmlapp", "architecture": "all",
         "hooks": {"qmlapp": {"apparmor": "qmlapp.apparmor", "desktop": "qmlapp.desktop"}},
     }
 
@@ -184,7 +184,7 @@ def test_hooks_keywords_destination_and_configured_files(tmp_path: Path) -> None
         "urls": "meta/qmlapp.url-dispatcher", "push-helper": "meta/push.json"}}
     assert "Name=qmlapp\n" in member_text(click, "./meta/qmlapp.desktop")
     assert json.loads(member_text(click, "./meta/qmlapp.apparmor")) == {
-        "policy_groups": [], "policy_version": 20.04}
+        "policy_groups": [], "policy_version": 2404.1}
 
 
 @pytest.mark.parametrize(("framework", "policy"), [
@@ -203,8 +203,8 @@ def test_a_policy_version_that_contradicts_the_framework_is_kept_and_flagged(
     src = app(tmp_path, MANIFEST, HOOK,
               files={"qmlapp.apparmor": '{"policy_groups": [], "policy_version": 16.04}'})
     result = configure(src, tmp_path / "build")
-    assert ("policy_version 16.04 does not match framework 'ubuntu-sdk-20.04' (which uses "
-            "20.04)") in flat(result.stderr)
+    assert ("policy_version 16.04 does not match framework 'ubuntu-touch-24.04-1.x' (which "
+            "uses 2404.1)") in flat(result.stderr)
     built = json.loads((tmp_path / "build/click/apparmor/qmlapp/qmlapp.apparmor").read_text())
     assert built["policy_version"] == 16.04
 

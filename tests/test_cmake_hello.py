@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from backend_helpers import EXAMPLES, control_field, copy_project, data_members, only_click, verify_both
-from cmake_support import CMAKE_DIR, cmake, cmake_env, elf_machine
+from backend_helpers import (
+    EXAMPLES,
+    control_field,
+    copy_project,
+    data_members,
+    only_click,
+    verify_both,
+)
+from cmake_support import cache, cmake, cmake_env, doc_console, doc_sh, elf_machine, flat
 from conftest import need, run
 
 import click_build
@@ -36,15 +44,16 @@ def hello(tmp_path_factory: pytest.TempPathFactory) -> Built:
     for tool in ("cmake", "g++", "msgfmt", "xgettext", "dpkg-deb", "click"):
         need(tool)
     project = copy_project(EXAMPLES / "hello-cpp", tmp_path_factory.mktemp("hello") / "hello-cpp")
-    # Literally `cmake -B build && cmake --build build --target click`, with the
-    # package made findable once through the environment (docs/cmake.md).
-    env = {"CMAKE_PREFIX_PATH": str(CMAKE_DIR)}
-    configured = cmake("-B", "build", env=env, cwd=project)
-    built = cmake("--build", "build", "--target", "click", env=env, cwd=project)
+    # The commands of docs/cmake.md's example, as pasted into one shell.
+    commands, _ = doc_console("export CMAKE_PREFIX_PATH=")
+    result = subprocess.run(["sh", "-ec", "\n".join(commands)], cwd=project, env=cmake_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout
     arch = run(["dpkg", "--print-architecture"]).stdout.strip()
     triplet = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
     return Built(project, project / "build", only_click(project / "build"), arch, triplet,
-                 configured.stdout + built.stdout)
+                 result.stdout)
 
 
 def test_the_package_passes_the_original_click(hello: Built) -> None:
@@ -68,7 +77,7 @@ def test_the_layout_is_the_click_layout(hello: Built) -> None:
     assert manifest["hooks"] == {
         "hello-cpp": {"apparmor": "hello-cpp.apparmor", "desktop": "hello-cpp.desktop"}}
     assert manifest["architecture"] == hello.arch
-    assert manifest["framework"] == "ubuntu-sdk-20.04"
+    assert manifest["framework"] == "ubuntu-touch-24.04-1.x"  # ClickBuild's default
 
 
 def test_the_executable_is_an_elf_of_the_host_at_the_multiarch_path(
@@ -82,7 +91,7 @@ def test_the_executable_is_an_elf_of_the_host_at_the_multiarch_path(
     assert "Exec=hello-cpp\n" in desktop  # configured from @PROJECT_NAME@
     assert "Name[de]=Hallo C++\n" in desktop  # msgfmt --desktop with po/de.po
     apparmor = json.loads((tmp_path / "hello-cpp.apparmor").read_text())
-    assert apparmor == {"policy_groups": [], "policy_version": 20.04}
+    assert apparmor == {"policy_groups": [], "policy_version": 2404.1}
 
 
 @pytest.mark.parametrize(("language", "expected"), [
@@ -116,7 +125,26 @@ def test_the_pot_target_extracts_qml_cpp_and_desktop_strings(hello: Built) -> No
         assert f"#: {where}:" in text
 
 
-def test_configure_reports_what_it_builds(hello: Built) -> None:
-    assert f"ClickBuild {click_build.__version__}: {hello.arch} ({hello.triplet}), ubuntu-sdk-20.04" in hello.log
-    assert (f"ClickBuild: hello-cpp.clickbuild 1.0.0 for ubuntu-sdk-20.04 -> "
-            f"hello-cpp.clickbuild_1.0.0_{hello.arch}.click") in hello.log
+def test_the_output_is_what_the_page_shows(hello: Built) -> None:
+    """docs/cmake.md shows the example's output: those lines appear, and nothing warns."""
+    _, shown = doc_console("export CMAKE_PREFIX_PATH=")
+    python = cache(hello.build)["Python3_EXECUTABLE"]
+    lines = hello.log.splitlines()
+    for line in shown:
+        expected = (line.replace("ClickBuild 0.1.0", f"ClickBuild {click_build.__version__}")
+                    .replace("/home/me/.venv/bin/python3", python)
+                    .replace("/home/me/hello-cpp", str(hello.project))
+                    .replace("x86_64-linux-gnu", hello.triplet).replace("amd64", hello.arch))
+        assert expected in lines, (expected, hello.log)
+    assert not re.search("warning|error", hello.log, re.IGNORECASE), hello.log
+
+
+def test_the_tree_without_the_package_as_the_page_says(hello: Built) -> None:
+    """docs/cmake.md: DESTDIR gives the tree a place; without it, install stops."""
+    run(["sh", "-ec", doc_sh("DESTDIR=")], cwd=hello.project, env=cmake_env())
+    tree = hello.project / "tree"
+    assert (tree / "manifest.json").is_file()
+    assert (tree / "lib" / hello.triplet / "bin" / "hello-cpp").is_file()
+    plain = cmake("--install", "build", cwd=hello.project, check=False)
+    assert plain.returncode != 0
+    assert "would write the app into the system" in flat(plain.stderr)

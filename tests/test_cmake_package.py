@@ -17,7 +17,18 @@ from pathlib import Path
 
 import pytest
 from backend_helpers import control_field, only_click, verify_both
-from cmake_support import CMAKE_DIR, VENV_BIN, build, cache, cmake, configure, flat, qml_app
+from cmake_support import (
+    CMAKE_DIR,
+    VENV_BIN,
+    build,
+    cache,
+    click_build_copy,
+    cmake,
+    configure,
+    fix_command,
+    flat,
+    qml_app,
+)
 from conftest import ROOT, need, run, write_tree
 
 import click_build
@@ -114,8 +125,11 @@ def test_version_requests(tmp_path: Path, request_: str, ok: bool) -> None:
     assert result.returncode != 0
     output = flat(result.stdout + result.stderr)
     assert f"does not satisfy the requested version {request_}" in output
-    assert "pip install --upgrade click-build" in output
-    assert "-DClickBuild_DIR=" in output
+    assert '-DClickBuild_DIR="$(/path/to/venv/bin/python -m click_build --cmake-dir)"' in output
+    # click-build is not on PyPI: the fix installs from a wheel, never from the index.
+    assert ("/path/to/venv/bin/python -m pip install --upgrade --no-index --find-links wheels "
+            "click-build") in output
+    assert "pip install click-build" not in output
 
 
 def test_without_click_build_for_the_given_python(tmp_path: Path) -> None:
@@ -128,8 +142,11 @@ def test_without_click_build_for_the_given_python(tmp_path: Path) -> None:
     assert "CMake Error" in error
     assert "no Python with the click_build module was found" in error
     assert f"{python}: ModuleNotFoundError: No module named 'click_build'" in error
-    assert f"Fix: install click-build for the Python you build with ({python} -m pip install click-build)" in error
-    assert "-DPython3_EXECUTABLE=/path/to/venv/bin/python" in error
+    assert ("Fix: point CMake at the Python of a virtual environment that has click-build, "
+            "-DPython3_EXECUTABLE=/path/to/venv/bin/python") in error
+    assert fix_command(result.stderr) == (
+        f"python3 -m venv venv && venv/bin/python -m pip wheel -w wheels {ROOT} && "
+        "venv/bin/python -m pip install --no-index --find-links wheels click-build")
 
 
 def test_without_click_build_anywhere(tmp_path: Path) -> None:
@@ -139,7 +156,8 @@ def test_without_click_build_anywhere(tmp_path: Path) -> None:
     error = flat(result.stderr)
     assert "click-build: not found on PATH" in error
     assert "/usr/bin/python3: ModuleNotFoundError: No module named 'click_build'" in error
-    assert "(python3 -m pip install click-build)" in error
+    assert "(any Python was tried)" in error and "not on PyPI" in error
+    assert "pip install click-build" not in error
 
 
 def test_python_found_through_the_click_build_command(tmp_path: Path) -> None:
@@ -166,23 +184,8 @@ file(WRITE "${CMAKE_BINARY_DIR}/found.txt" "${first}|${ClickBuild_FOUND}")
     assert "ClickBuild not usable: ClickBuild: no Python with the click_build" in flat(result.stdout)
 
 
-def _other_release(root: Path, version: str) -> Path:
-    """click_build (with its CMake files) laid out as a wheel installs it, at another version."""
-    package = root / "click_build"
-    shutil.copytree(Path(click_build.__file__).parent, package,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(CMAKE_DIR, package / "cmake", ignore=shutil.ignore_patterns("__pycache__"))
-    init = package / "__init__.py"
-    init.write_text(init.read_text().replace(
-        f'__version__ = "{click_build.__version__}"', f'__version__ = "{version}"'))
-    vfile = package / "cmake" / "ClickBuildConfigVersion.cmake"
-    vfile.write_text(vfile.read_text().replace(
-        f'set(PACKAGE_VERSION "{click_build.__version__}")', f'set(PACKAGE_VERSION "{version}")'))
-    return root
-
-
 def test_version_mismatch_names_the_fix_and_the_fix_works(tmp_path: Path) -> None:
-    other = _other_release(tmp_path / "other", "9.9.9")
+    other = click_build_copy(tmp_path / "other", "9.9.9")
     src = qml_app(tmp_path / "app", APP.format(load="find_package(ClickBuild CONFIG REQUIRED)"))
     env = {"PYTHONPATH": str(other)}
     python = f"-DPython3_EXECUTABLE={sys.executable}"
@@ -191,7 +194,9 @@ def test_version_mismatch_names_the_fix_and_the_fix_works(tmp_path: Path) -> Non
     error = flat(result.stderr)
     assert (f"these CMake files (ClickBuild {click_build.__version__}, in {CMAKE_DIR}) belong to "
             "another click-build than the click_build 9.9.9") in error
-    assert f"{sys.executable} -m pip install click-build=={click_build.__version__}" in error
+    assert fix_command(result.stderr) == (
+        f"{sys.executable} -m pip wheel -w wheels {ROOT} && {sys.executable} -m pip install "
+        f"--no-index --find-links wheels click-build=={click_build.__version__}")
     fix = re.search(r'-DClickBuild_DIR="([^"]+)"', error)
     assert fix and Path(fix.group(1)) == other / "click_build" / "cmake"
     # Applying the fix as printed: a fresh build folder configures.
@@ -201,18 +206,26 @@ def test_version_mismatch_names_the_fix_and_the_fix_works(tmp_path: Path) -> Non
     assert probe(binary)[0] == "9.9.9"
 
 
-def test_wheel_ships_the_cmake_package_and_templates(tmp_path: Path) -> None:
-    """A built wheel holds click_build/cmake/* and click_build/templates/**, and works."""
-    source = tmp_path / "src"
+def test_the_fix_installs_a_wheel_that_ships_the_cmake_package_and_templates(
+        tmp_path: Path) -> None:
+    """With no click_build anywhere, configure prints a fix (click-build is not on PyPI);
+    pasted into a shell it makes a virtual environment with click-build from a wheel of the
+    checkout. That wheel holds click_build/cmake/* and click_build/templates/**, and works."""
+    source = tmp_path / "src"  # a checkout
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("click_build", "cmake", "templates"):
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
-    run([sys.executable, "-m", "build", "--wheel", "-n", "-x", "--outdir", str(tmp_path / "dist")],
-        cwd=source, env={"COLUMNS": "10000"})
-    wheel = only_wheel(tmp_path / "dist")
+    src = qml_app(tmp_path / "app", APP.format(load="find_package(ClickBuild CONFIG REQUIRED)"))
+    system = {"PATH": "/usr/bin:/bin"}
+    failed = configure(src, tmp_path / "failed", f"-DClickBuild_DIR={source / 'cmake'}",
+                       locate=False, env=system, check=False)
+    assert failed.returncode != 0
+    scratch = write_tree(tmp_path / "scratch", {})
+    run(["sh", "-c", fix_command(failed.stderr)], cwd=scratch, env=system)
+    wheel = only_wheel(scratch / "wheels")
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
     assert {n.split("/", 2)[2] for n in names if n.startswith("click_build/cmake/")} == CMAKE_FILES
@@ -221,19 +234,16 @@ def test_wheel_ships_the_cmake_package_and_templates(tmp_path: Path) -> None:
         for p in (source / "templates").rglob("*") if p.is_file()
     }
     assert {n for n in names if n.startswith("click_build/templates/")} == expected
-    # Installed from the wheel: both flags print the shipped folder, and a project builds.
-    venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin/python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps",
-         str(wheel)])
+    # Installed from the wheel: both flags print the shipped folder, and a project builds
+    # with the -DPython3_EXECUTABLE the message names.
+    venv = scratch / "venv"
     shipped = cli_cmake_dir(str(venv / "bin/click-build"))
     assert shipped == cli_cmake_dir(str(venv / "bin/python"), "-m", "click_build")
     assert Path(shipped).parent.parent.name == "site-packages"
     assert set(os.listdir(shipped)) - {"__pycache__"} == CMAKE_FILES
-    src = qml_app(tmp_path / "app", APP.format(load="find_package(ClickBuild CONFIG REQUIRED)"))
     binary = tmp_path / "build"
     configure(src, binary, f"-DPython3_EXECUTABLE={venv / 'bin/python'}", locate=False,
-              env={"CMAKE_PREFIX_PATH": shipped})
+              env={"CMAKE_PREFIX_PATH": shipped, **system})
     assert probe(binary)[1] == shipped
     build(binary)
     only_click(binary)

@@ -158,12 +158,19 @@ def test_hostile_database_state_is_not_written_through(cli, installed: tuple[Env
     pkg = Crafted(manifest=dict(MANIFEST, name="com.example.evil")).write(tmp_path / "e.click")
     result = cli("install", f"--root={root}", "--allow-unauthenticated", pkg, check=False,
                  env=env.vars())
-    assert_clean_error(result, "is a symbolic link; refusing to write through it")
+    assert_clean_error(result, f"{root}/com.example.evil is a symbolic link where a "
+                               "directory belongs")
     assert os.listdir(outside) == []
-    # a version path that is a symlink is replaced, never followed
+    # a version path that is a symlink is never followed: refused, naming it
     os.unlink(root / "com.example.evil")
     (root / "com.example.evil").mkdir()
     os.symlink(outside, root / "com.example.evil/1.0")
-    cli("install", f"--root={root}", "--allow-unauthenticated", pkg, env=env.vars())
+    result = cli("install", f"--root={root}", "--allow-unauthenticated", pkg, check=False,
+                 env=env.vars())
+    assert_clean_error(result, f"{root}/com.example.evil/1.0 is a symbolic link")
     assert os.listdir(outside) == []
+    assert os.readlink(root / "com.example.evil/1.0") == str(outside)
+    # once the planted link is gone, the install goes through
+    os.unlink(root / "com.example.evil/1.0")
+    cli("install", f"--root={root}", "--allow-unauthenticated", pkg, env=env.vars())
     assert (root / "com.example.evil/1.0").is_dir() and not (root / "com.example.evil/1.0").is_symlink()

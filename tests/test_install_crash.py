@@ -2,7 +2,7 @@
 
 The installer runs in a real process whose every file-system change
 (open for writing, write, mkdir, symlink, link, rename, exchange, unlink,
-rmdir, chown) is counted; at step N the process sends itself SIGKILL just
+rmdir, chown, chmod) is counted; at step N the process sends itself SIGKILL just
 before the change, so each run stops at a different point.  Afterwards every
 ``current`` and registration link must point at a complete version, and the
 next run must clean up and finish the job.
@@ -11,13 +11,22 @@ next run must clean up and finish the job.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from install_support import Env, check_invariants, current_user, make_click, make_env
+from install_support import (
+    Env,
+    check_invariants,
+    complete_version,
+    current_user,
+    make_click,
+    make_env,
+)
 
 DRIVER = r"""
 import os, signal, sys
@@ -41,7 +50,7 @@ def wrap(module, name, creates=None):
     setattr(module, name, wrapper)
 writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT
 for name in ("write", "mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir",
-             "chown", "utime"):
+             "chown", "fchown", "chmod", "utime"):
     wrap(os, name)
 wrap(os, "open", lambda path, flags, *a, **k: bool(flags & writes))
 import click_build.install.fs as fs
@@ -96,8 +105,6 @@ def crash_everywhere(env: Env, args: list[str], before: str, after: str,
 
 def reset(env: Env, version: str) -> None:
     """Back to the starting state: ``version`` registered (or nothing)."""
-    import shutil
-
     shutil.rmtree(env.root, ignore_errors=True)
     if version:
         pkg = env.base / f"com.example.app_{version}_all.click"
@@ -173,3 +180,128 @@ def test_concurrent_writers_serialise(env: Env, tmp_path: Path) -> None:
     for line in listed:
         name, version = line.split("\t")
         assert sorted(os.listdir(env.root / name)) == [version, "current"]
+
+
+# -- hooks -------------------------------------------------------------------------------
+
+APP = "com.example.app"
+HOOKED = {"app": {"multi": "a.txt", "single": "sub/b.txt", "userh": "a.txt"}}
+
+
+class HookWorld:
+    """An app with a multi-version and a single-version system hook and a user hook."""
+
+    def __init__(self, base: Path, single_dir: Path) -> None:
+        self.env = make_env(base)
+        self.out = base / "links"
+        self.dirs = {"multi": self.out / "multi", "single": single_dir,
+                     "user": self.out / "user"}
+        self.env.add_hook("multi", f"Pattern: {self.dirs['multi']}/${{id}}.json\n")
+        self.env.add_hook("single", f"Pattern: {single_dir}/${{short-id}}\nSingle-Version: yes\n")
+        self.env.add_hook("userh", f"Pattern: {self.dirs['user']}/${{user}}-${{id}}.desktop\n"
+                                   "User-Level: yes\n")
+        self.user = current_user()
+        self.pkgs = {v: make_click(base, version=v, hooks=HOOKED,
+                                   files={"a.txt": f"a {v}\n", "sub/b.txt": f"b {v}\n"})
+                     for v in ("1.0", "2.0")}
+        self.saved = base / "saved"
+        root = self.env.root
+        assert run_killed_at(self.env, 0, install_args(self.env, self.pkgs["1.0"])).returncode == 0
+        self.saved.mkdir()
+        for name, path in [("db", root)] + list(self.dirs.items()):
+            subprocess.run(["cp", "-a", str(path), str(self.saved / name)], check=True)
+
+    def restore(self) -> None:
+        """Back to 1.0 installed, hooked and registered (a copy: faster than installing)."""
+        for name, path in [("db", self.env.root)] + list(self.dirs.items()):
+            subprocess.run(["rm", "-rf", str(path)], check=True)
+            subprocess.run(["cp", "-a", str(self.saved / name), str(path)], check=True)
+
+    def links(self) -> dict[str, dict[str, str]]:
+        return {name: {e: os.readlink(d / e) for e in sorted(os.listdir(d))}
+                for name, d in self.dirs.items()}
+
+    def problems(self, journaled: bool = False) -> list[str]:
+        """Every hook link resolves into a complete version; into 2.0 only once ``current``
+        names it; no temporary link outside the database (unless recorded for the next
+        writer to remove, when it had to be made beside a link on another file system)."""
+        root = self.env.root
+        current_link = root / APP / "current"
+        current = os.readlink(current_link) if current_link.is_symlink() else None
+        journal = root / ".click" / "tmp" / "outside-links"
+        recorded = journal.read_bytes().split(b"\0") if journal.exists() else []
+        found = []
+        for d in self.dirs.values():
+            for entry in sorted(os.listdir(d)) if d.exists() else []:
+                path = d / entry
+                if entry.startswith(".click-build."):
+                    if not (journaled and os.fsencode(path) in recorded):
+                        found.append(f"temporary link {path} left outside the database")
+                    continue
+                real = os.path.realpath(path)
+                if not os.path.isfile(real):
+                    found.append(f"{path} -> {os.readlink(path)} dangles")
+                    continue
+                version = os.path.relpath(real, os.path.realpath(root / APP)).split("/")[0]
+                if not complete_version(str(root / APP / version)):
+                    found.append(f"{path} points into {version}, not a complete version")
+                if version == "2.0" and current != "2.0":
+                    found.append(f"{path} points into 2.0 while current names {current}")
+        return found
+
+    def expected(self) -> dict[str, dict[str, str]]:
+        root = self.env.root
+        return {"multi": {f"{APP}_app_2.0.json": f"{root}/{APP}/2.0/a.txt"},
+                "single": {f"{APP}_app": f"{root}/{APP}/2.0/sub/b.txt"},
+                "user": {f"{self.user}-{APP}_app_2.0.desktop":
+                         f"{root}/.click/users/{self.user}/{APP}/a.txt"}}
+
+
+def crash_hooked_upgrade(world: HookWorld, journaled: bool = False) -> tuple[int, int]:
+    """(kills, kills that left a recorded temporary link beside a hook link)."""
+    env, args = world.env, install_args(world.env, world.pkgs["2.0"])
+    step, killed, left = 1, 0, 0
+    while True:
+        world.restore()
+        result = run_killed_at(env, step, args)
+        assert "Traceback" not in result.stderr, result.stderr
+        assert check_invariants(env.root) == [], step
+        assert world.problems(journaled) == [], step
+        left += any(e.startswith(".click-build.") for d in world.dirs.values()
+                    for e in os.listdir(d))
+        if result.returncode == 0:
+            assert world.links() == world.expected()
+            return killed, left
+        killed += 1
+        recover = run_killed_at(env, 0, args)  # the next command cleans up and finishes
+        assert recover.returncode == 0, (step, recover.stderr)
+        assert world.links() == world.expected(), step
+        assert world.problems() == [] and os.listdir(env.root / ".click/tmp") == [], step
+        step += 1
+
+
+@pytest.mark.slow
+def test_killed_upgrade_keeps_every_hook_link_consistent(tmp_path: Path) -> None:
+    """System hooks (one link per version, one per app) and a user hook, killed at every
+    step of an upgrade: no link dangles or points into 2.0 before ``current`` does, no
+    temporary link is left outside the database, and the next install finishes the job."""
+    world = HookWorld(tmp_path, tmp_path / "links" / "single")
+    killed, left = crash_hooked_upgrade(world)
+    assert killed >= 30 and left == 0
+
+
+@pytest.mark.slow
+def test_killed_hook_link_replacement_on_another_file_system(tmp_path: Path) -> None:
+    """A single-version link on another file system (/dev/shm) cannot be renamed from the
+    database's scratch area: its temporary twin is made beside it, recorded first, and
+    removed by the next writer if a kill leaves it."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs /dev/shm on another file system")
+    single = Path(tempfile.mkdtemp(prefix="click-build-hooks.", dir=shm))
+    try:
+        world = HookWorld(tmp_path, single)
+        killed, left = crash_hooked_upgrade(world, journaled=True)
+        assert killed >= 30 and left >= 1  # the case this test is about did happen
+    finally:
+        shutil.rmtree(single, ignore_errors=True)

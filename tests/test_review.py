@@ -101,6 +101,21 @@ HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}[platform.
 OTHER_ARCH = "arm64" if HOST_ARCH == "amd64" else "amd64"
 QT515_ELF = REAL_ELF + b"\0Qt_5\0Qt_5.15\0"  # what a program linked against Qt 5.15 carries
 M = "manifest"
+#: The main QML file of a Lomiri app, as `clickable create` makes it.
+LOMIRI_MAIN = """import QtQuick 2.7
+import Lomiri.Components 1.3
+
+MainView {
+    id: root
+    objectName: 'mainView'
+    applicationName: 'com.example.hello'
+    automaticOrientation: true
+
+    Page {
+        header: PageHeader { title: i18n.tr('Hello') }
+    }
+}
+"""
 
 #: check id -> (craft() arguments, the exact (check, file) findings expected)
 CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
@@ -116,6 +131,10 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
     "lint.maintainer": (dict(manifest=manifest(maintainer="Jane Doe")),
                         {("lint.maintainer", M)}),
     "lint.installed-size": (dict(installed_size="lots"), {("lint.installed-size", M)}),
+    "lint.description-missing": (dict(manifest=manifest(description=None)),
+                                 {("lint.description-missing", M)}),
+    "lint.description-short": (dict(manifest=manifest(description="Hi")),
+                               {("lint.description-short", M)}),
     "lint.framework-unknown": (dict(manifest=manifest(framework="ubuntu-sdk-20.4")),
                                {("lint.framework-unknown", M)}),
     "lint.framework-obsolete": (dict(manifest=manifest(framework="ubuntu-sdk-15.04"),
@@ -228,6 +247,15 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                                {("security.redflag-field", "hello.apparmor")}),
     "security.ignored-field": (dict(files=apparmor(comment="my app")),
                                {("security.ignored-field", "hello.apparmor")}),
+    # ---- QML
+    "qml.lomiri-framework": (
+        dict(manifest=manifest(framework="ubuntu-sdk-16.04.8"),
+             files={**apparmor(policy_version=16.04), "qml/Main.qml": F(LOMIRI_MAIN)}),
+        {("qml.lomiri-framework", "qml/Main.qml"), ("lint.framework-deprecated", M)}),
+    "qml.application-name": (
+        dict(files=with_files({"qml/Main.qml": F(LOMIRI_MAIN.replace("com.example.hello",
+                                                                     "hello"))})),
+        {("qml.application-name", "qml/Main.qml")}),
     # ---- other hooks
     "hooks.unreadable": (dict(manifest=hooks(urls="hello.url-dispatcher"),
                               files=with_files({"hello.url-dispatcher": F('[{"protocol": ')})),

@@ -242,6 +242,12 @@ def build_package(
         for warning in manifest.warnings:
             _console.warn(warning)
         entries = _fill_apparmor(entries, manifest.data, facts.apparmor_policy, work)
+        # i18n: po/*.po -> .mo files and translated desktop files (CMake projects do it with
+        # click_translations()). Moves into the finishing stage (finish.py) when it merges.
+        if kind != "cmake":
+            from ..i18n import translate
+
+            entries = translate(entries, manifest, str(project.root / "po"), str(work))
         _check_hooks(manifest, entries, source.label)
         path = Path(build_click(manifest, entries, outdir))
     _console.info(f"* Built {path.name}")

@@ -92,9 +92,14 @@ def _class_schema(cls: type) -> dict[str, object]:
 
 
 def settings_schema() -> dict[str, object]:
-    """The JSON Schema (draft 2020-12) of the ``[tool.click-build]`` table."""
+    """The JSON Schema of the ``[tool.click-build]`` table.
+
+    Draft-07, because validate-pyproject compiles every tool's schema into
+    one draft-07 validator and refuses (for every project in the environment)
+    a plugin schema of another draft.
+    """
     schema = _class_schema(Settings)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+    return {"$schema": "http://json-schema.org/draft-07/schema#",
             "$id": "https://click-build.example/tool-click-build.schema.json",
             "title": "[tool.click-build] in pyproject.toml", **schema}
 

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
-MODULES = ("build", "inspect", "install", "new", "sign", "review", "cmake_helper", "merge")
+MODULES = ("build", "inspect", "install", "new", "run", "device", "sign", "review", "cmake_helper",
+           "merge", "completion", "i18n")
 
 #: Command name -> the module that registers it.
 COMMANDS = {
@@ -29,7 +30,8 @@ COMMANDS = {
     "install": "install", "list": "install", "pkgdir": "install", "register": "install",
     "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
     "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
-    "merge": "merge",
+    "merge": "merge", "completion": "completion", "run": "run", "device": "device",
+    "i18n": "i18n",
 }
 
 

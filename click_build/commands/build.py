@@ -41,8 +41,20 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-o", "--output-dir", metavar="DIR", default=".",
-        help="write the result into DIR (default: the current directory)",
+        help="write the result into DIR, made if missing (default: the current directory)",
     )
+    parser.add_argument(
+        "-z", "--compression-level", metavar="N", type=_level, default=None,
+        help="gzip level from 0 (no compression, fastest) to 9 (smallest, the default, "
+             "as dpkg-deb -Zgzip); the output stays reproducible at every level",
+    )
+
+
+def _level(text: str) -> int:
+    if not (text.isdigit() and text.isascii() and 0 <= int(text) <= 9):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a compression level: use a whole number from 0 to 9")
+    return int(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -78,7 +90,7 @@ def _check_directory(directory: str) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import build_click, stage_tree
+    from ..build import COMPRESS_LEVEL, build_click, stage_tree
     from ..manifest import load_manifest
 
     _check_directory(args.directory)
@@ -88,7 +100,14 @@ def run_build(args: argparse.Namespace) -> int:
         args.directory, args.ignore,
         exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
     )
-    path = build_click(manifest, entries, args.output_dir)
+    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
+    # i18n: DIRECTORY/po/*.po -> .mo files and translated desktop files. Moves into the
+    # finishing stage (finish.py) when it merges.
+    from ..i18n import translated
+
+    with translated(entries, manifest, os.path.join(args.directory, "po")) as entries:
+        path = build_click(manifest, entries, args.output_dir, level=level)
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
     if args.validate:
@@ -107,14 +126,16 @@ def _review(path: str) -> None:
 
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import SOURCE_IGNORES, build_source, stage_tree
+    from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
     from ..manifest import load_manifest
 
     _check_directory(args.directory)
     manifest_path = resolve_manifest(args.directory, args.manifest)
     manifest = load_manifest(manifest_path)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
-    path = build_source(manifest, manifest_path, entries, args.output_dir)
+    os.makedirs(args.output_dir, exist_ok=True)
+    level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
+    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )

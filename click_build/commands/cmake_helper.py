@@ -18,6 +18,10 @@ from pathlib import Path
 
 from ..errors import ConfigError, ManifestError
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from ..manifest import Manifest
+
 __all__ = ["policy_version", "register"]
 
 
@@ -54,12 +58,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     m.add_argument("--policy-version", metavar="VERSION",
                    help="the AppArmor policy version (default: from the framework)")
     m.set_defaults(func=run_manifest)
-    v = actions.add_parser("policy-version", description="Print a framework's policy version.")
-    v.add_argument("framework")
+    v = actions.add_parser("policy-version", description=(
+        "Print a framework's policy version; without FRAMEWORK, the default framework "
+        "(the templates') and its policy version, one per line."))
+    v.add_argument("framework", nargs="?")
     v.set_defaults(func=run_policy_version)
     t = actions.add_parser("check-tree", description=(
         "Check that an install tree holds a valid manifest.json and every hook file it names."))
     t.add_argument("directory")
+    t.add_argument("--architecture-from-elf", metavar="FILE", help=(
+        "the manifest's architecture is the build's guess: replace it with the one of the "
+        "ELF files in the tree ('all' when there are none), write the manifest to FILE and "
+        "print the package's file name"))
     t.set_defaults(func=run_check_tree)
 
 
@@ -175,6 +185,11 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 
 def run_policy_version(args: argparse.Namespace) -> int:
+    if args.framework is None:
+        from ..new import FRAMEWORKS
+
+        print(FRAMEWORKS[0])
+        args.framework = FRAMEWORKS[0]
     print(policy_version(args.framework) or "")
     return 0
 
@@ -194,4 +209,26 @@ def run_check_tree(args: argparse.Namespace) -> int:
                     "install it (click_add_hook() or install(FILES ...)) or fix the path")
     if problems:
         raise ManifestError(problems, str(manifest_path))
+    if args.architecture_from_elf:
+        _decide_architecture(root, manifest, Path(args.architecture_from_elf))
     return 0
+
+
+def _decide_architecture(root: Path, manifest: Manifest, output: Path) -> None:
+    # Until the core's finishing stage decides this for every route, the backend's rule:
+    # no compiled code is 'all', code for one architecture is that one.
+    from ..backend.elf import scan_architectures
+    from ..manifest import Manifest, dump_manifest
+
+    files = (os.path.join(top, name) for top, _, names in os.walk(root) for name in names)
+    found = scan_architectures(f for f in files if not os.path.islink(f))
+    if len(found) > 1:
+        examples = ", ".join(f"{os.path.relpath(paths[0], root)} ({arch})"
+                             for arch, paths in sorted(found.items()))
+        raise ManifestError([(f"architecture: the tree holds code for several architectures: "
+                              f"{examples}; install the code of one")], str(root / "manifest.json"))
+    data = dict(manifest.data)
+    data["architecture"] = next(iter(found), "all")
+    decided = Manifest.from_dict(data, str(root / "manifest.json"))
+    _write_if_changed(output, dump_manifest(decided.data))
+    sys.stdout.write(decided.filename + "\n")

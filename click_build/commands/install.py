@@ -40,8 +40,13 @@ def _add_hook_dirs(p: argparse.ArgumentParser) -> None:
 
 
 def open_db(args: argparse.Namespace) -> Any:
+    """The databases a command works on; ``--user`` is checked here, for every command."""
     from ..install.database import open_database
 
+    if getattr(args, "user", None) is not None:
+        from ..install.names import check_user
+
+        check_user(args.user)
     return open_database(args.root, args.databases_dir)
 
 
@@ -63,7 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "previous version in place. Run as root it unpacks as the 'clickpkg' user."
         ),
     )
-    p.add_argument("package", metavar="PACKAGE-FILE", help="a .click file")
+    # nargs="+": a shell pattern matching two versions gets one clear error, not argparse's
+    p.add_argument("package", metavar="PACKAGE-FILE", nargs="+", help="a .click file (one)")
     add_database_options(p, "register the package for USER")
     p.add_argument("--all-users", action="store_true", help="register the package for all users")
     p.add_argument("--force-missing-framework", action="store_true",
@@ -165,6 +171,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_install(args: argparse.Namespace) -> int:
+    if len(args.package) > 1:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            f"install takes one package file, not {len(args.package)} "
+            f"({', '.join(args.package)}): name the one to install, e.g. the newest version")
+    (args.package,) = args.package
     installer = _installer(
         args, force_missing_framework=args.force_missing_framework,
         allow_unauthenticated=args.allow_unauthenticated, keyrings=list(args.keyring))
@@ -215,9 +228,11 @@ def run_pkgdir(args: argparse.Namespace) -> int:
     if "/" in args.name:
         print(find_package_directory(args.name))
     else:
+        from ..install.names import check_package
         from ..install.users import Registry
 
-        print(Registry(open_db(args), args.user).get_path(args.name))
+        db = open_db(args)
+        print(Registry(db, args.user).get_path(check_package(args.name)))
     return 0
 
 
@@ -246,18 +261,13 @@ def run_hook(args: argparse.Namespace) -> int:
     if args.subcommand in ("install", "remove"):
         if not args.hook:
             raise ConfigError(f"hook {args.subcommand}: need hook name")
-        from ..install.hooks import open_hook
-
-        hook = open_hook(installer.db, args.hook, installer.hooks_dir, installer.frameworks_dir)
-        getattr(hook, args.subcommand)(None)
+        installer.run_hook(args.hook, args.subcommand)
     elif args.subcommand == "run-system":
         installer.run_system()
     else:
-        from ..install.hooks import run_user_hooks
         from ..install.users import current_user_name
 
-        run_user_hooks(installer.db, args.user or current_user_name(), installer.hooks_dir,
-                       installer.frameworks_dir)
+        installer.run_user(args.user or current_user_name())
     return 0
 
 

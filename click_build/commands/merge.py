@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("packages", metavar="PACKAGE", nargs="+", help="a .click file (two or more)")
     p.add_argument("-o", "--output-dir", metavar="DIR", default=".",
-                   help="write the merged package into DIR (default: the current directory)")
+                   help="write the merged package into DIR, made if missing (default: the "
+                        "current directory)")
     p.add_argument("--frameworks-dir", metavar="DIR",
                    help="read *.framework files from DIR (default: $CLICK_FRAMEWORKS_DIR or "
                         "/usr/share/click/frameworks)")
@@ -32,6 +33,7 @@ def run_merge(args: argparse.Namespace) -> int:
     from .. import _console
     from ..merge import merge_packages
 
+    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
     path = merge_packages(args.packages, args.output_dir, args.frameworks_dir)
     _console.info(f"Successfully built package in '{os.path.join(args.output_dir, path.name)}'.")
     return 0

@@ -9,15 +9,36 @@ import shlex
 __all__ = ["register"]
 
 _EPILOG = """\
+templates (KIND):
+  qml      QML app with Lomiri Components (pure QML, nothing to compile)
+  html5    HTML5/JavaScript app run by the web app container
+  python   QML front end with a Python back end (PyOtherSide), built with setuptools
+  cpp      C++/Qt Quick app built by CMake
+
+questions (asked on a terminal, or given with --set KEY=VALUE):
+  title             the name under the icon, one line
+  app_name          short name, lower-case letters, digits and '-' (default: from the title)
+  namespace         your developer name or reverse domain, e.g. jane or com.example;
+                    the package name is APP_NAME.NAMESPACE
+  description       one line about the app
+  maintainer_name   your name
+  maintainer_email  your e-mail address
+  version           a Debian version such as 1.0.0 (python: also PEP 440)
+  framework         ubuntu-touch-24.04-1.x (default) or ubuntu-sdk-20.04
+Every answer is checked before anything is written, and is used as written: template
+syntax such as {{ }} in an answer is never evaluated.
+
 examples:
   click-build new qml                      ask the questions, make ./APP_NAME
   click-build new html5 --no-input --set title='Notes' --set namespace=jane
   click-build new --list                   show the templates
 
-The answers (--set KEY=VALUE) are: title, app_name, namespace, description,
-maintainer_name, maintainer_email, version, framework.  The package name is
-APP_NAME.NAMESPACE.  Nothing is written unless every answer is valid.
-The guide for a first app: docs/templates.md.
+then, in the new folder (its README.md has the details for its template):
+  pip install build                        once (python: also 'setuptools>=68', cpp: scikit-build-core)
+  python -m build --wheel --no-isolation   the package lands in dist/
+  click-build review dist/*.click
+  click-build install --root ~/click-test --all-users --allow-unauthenticated \\
+      --force-missing-framework dist/APP_NAME.NAMESPACE_VERSION_all.click
 """
 
 

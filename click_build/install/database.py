@@ -13,30 +13,43 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 
 from ..errors import InstallError
-from .fs import is_symlink, read_link, sorted_entries
+from .fs import Dir, Tampered, sorted_names
+from .names import (
+    check_package,
+    check_root,
+    check_version,
+    component_problem,
+    current_version,
+    version_from_target,
+)
 
 __all__ = [
     "DEFAULT_CONFIG_DIR",
     "DEFAULT_ROOT",
+    "MAX_MANIFEST",
     "Database",
     "InstalledPackage",
     "open_database",
     "read_config",
+    "read_installed_manifest",
+    "read_manifest_at",
     "user_database_root",
 ]
 
 DEFAULT_CONFIG_DIR = "/etc/click/databases"
 DEFAULT_ROOT = "/var/lib/clickpkg"
 CONFIG_ENV = "CLICK_DATABASES_DIR"
+MAX_MANIFEST = 4 << 20  # an installed manifest larger than this was not written by an installer
 
 
 class InstalledPackage:
     """One unpacked version (``path``); ``writeable`` if it is in the overlay."""
 
-    __slots__ = ("name", "version", "path", "writeable")
+    __slots__ = ("name", "path", "version", "writeable")
 
     def __init__(self, name: str, version: str, path: str, writeable: bool = True) -> None:
         self.name, self.version, self.path, self.writeable = name, version, path, writeable
@@ -49,7 +62,11 @@ def read_config(config_dir: str) -> list[str]:
     key is skipped.
     """
     roots = []
-    for name in sorted_entries(config_dir):
+    try:
+        names = sorted_names(os.listdir(config_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        names = []
+    for name in names:
         if not name.endswith(".conf"):
             continue
         try:
@@ -80,29 +97,58 @@ def user_database_root() -> str:
 
 
 class Database:
-    """Several database roots; the last one is the overlay that takes writes."""
+    """Several database roots; the last one is the overlay that takes writes.
+
+    Each root is opened once (the configured path may be a link); everything
+    below it is reached through directory descriptors that refuse links
+    (:class:`~.fs.Dir`).
+    """
 
     def __init__(self, roots: list[str]) -> None:
         if not roots:
             raise InstallError("no Click database configured")
         self.roots = roots
+        self._dirs: dict[str, Dir] = {}
 
     @property
     def overlay(self) -> str:
         return self.roots[-1]
 
+    def root_dir(self, root: str) -> Dir | None:
+        """The open root directory ``root``; None while it does not exist."""
+        found = self._dirs.get(root)
+        if found is None or found.fd < 0:
+            found = Dir.open_root(root)
+            if found is None:
+                return None
+            self._dirs[root] = found
+        return found
+
+    def _version_dir(self, root: str, package: str, version: str) -> Dir | None:
+        top = self.root_dir(root)
+        return None if top is None else top.open(package, version)
+
     # -- versions -------------------------------------------------------------
 
-    def get_path(self, package: str, version: str) -> str:
-        """Where a version is unpacked; the first database (bottom up) that has it."""
+    def find(self, package: str, version: str) -> str | None:
+        """Where a version is unpacked: the first database (bottom up) that has it."""
+        check_package(package)
+        check_version(version)
         for root in self.roots:
-            path = os.path.join(root, package, version)
-            if os.path.exists(path):
-                return path
-        raise InstallError(f"{package} {version} does not exist in any database")
+            found = self._version_dir(root, package, version)
+            if found is not None:
+                found.close()
+                return os.path.join(root, package, version)
+        return None
+
+    def get_path(self, package: str, version: str) -> str:
+        path = self.find(package, version)
+        if path is None:
+            raise InstallError(f"{package} {version} does not exist in any database")
+        return path
 
     def has_package_version(self, package: str, version: str) -> bool:
-        return any(os.path.exists(os.path.join(r, package, version)) for r in self.roots)
+        return self.find(package, version) is not None
 
     def packages(self, all_versions: bool = False) -> list[InstalledPackage]:
         """Unpacked packages, overlay first; each name (or name+version) once."""
@@ -110,7 +156,8 @@ class Database:
         seen: set[str] = set()
         writeable = True
         for root in reversed(self.roots):
-            for pkg in _single_packages(root, all_versions):
+            top = self.root_dir(root)
+            for pkg in _single_packages(top, all_versions) if top is not None else ():
                 key = f"{pkg.name}_{pkg.version}" if all_versions else pkg.name
                 if key not in seen:
                     seen.add(key)
@@ -122,10 +169,13 @@ class Database:
 
     def get_manifest(self, package: str, version: str) -> dict[str, object]:
         """The installed manifest, without stored ``_`` keys, plus ``_directory``."""
+        check_package(package)
+        check_version(version)
         for root in self.roots:
-            path = os.path.join(root, package, version)
-            if os.path.exists(path):
-                return read_installed_manifest(path, package)
+            found = self._version_dir(root, package, version)
+            if found is not None:
+                with found:
+                    return read_manifest_at(found, package)
         raise InstallError(f"{package} {version} does not exist in any database")
 
     def get_manifests(self, all_versions: bool = False) -> list[dict[str, object]]:
@@ -135,6 +185,8 @@ class Database:
         for inst in self.packages(all_versions):
             try:
                 manifest = self.get_manifest(inst.name, inst.version)
+            except Tampered:
+                raise  # a planted link is an error, not a broken entry
             except InstallError as e:
                 _console.warn(str(e))
                 continue
@@ -143,39 +195,80 @@ class Database:
         return out
 
 
-def read_installed_manifest(path: str, package: str) -> dict[str, object]:
-    manifest_path = os.path.join(path, ".click", "info", f"{package}.manifest")
+def _manifest_from_bytes(raw: bytes, where: str, directory: str) -> dict[str, object]:
     try:
-        with open(manifest_path, "rb") as f:
-            data = json.loads(f.read())
-    except (OSError, ValueError, RecursionError) as e:
-        raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise InstallError(f"Failed to parse manifest in {where}: {e}") from None
     if not isinstance(data, dict):
-        raise InstallError(f"Manifest in {manifest_path} is not a JSON object")
+        raise InstallError(f"Manifest in {where} is not a JSON object")
     for key in [k for k in data if k.startswith("_")]:
         del data[key]
-    data["_directory"] = path
+    data["_directory"] = directory
     return data
 
 
-def _single_packages(root: str, all_versions: bool) -> Iterator[InstalledPackage]:
-    for name in sorted_entries(root):
-        if name == ".click":
+def read_manifest_at(version_dir: Dir, package: str) -> dict[str, object]:
+    """``VERSION/.click/info/NAME.manifest`` of an open version directory."""
+    name = f"{package}.manifest"
+    where = version_dir.join(".click", "info", name)
+    info = version_dir.open(".click", "info")
+    if info is None:
+        raise InstallError(f"Failed to parse manifest in {where}: no such file")
+    with info:
+        try:
+            raw = info.read(name, MAX_MANIFEST)
+        except OSError as e:
+            raise InstallError(f"Failed to parse manifest in {where}: {e.strerror}") from None
+    return _manifest_from_bytes(raw, where, version_dir.path)
+
+
+def read_installed_manifest(path: str, package: str) -> dict[str, object]:
+    """The manifest of the installed package at ``path``, a directory the user named."""
+    manifest_path = os.path.join(path, ".click", "info", f"{package}.manifest")
+    try:
+        with open(manifest_path, "rb") as f:
+            raw = f.read(MAX_MANIFEST + 1)
+    except OSError as e:
+        raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
+    if len(raw) > MAX_MANIFEST:
+        raise InstallError(f"Failed to parse manifest in {manifest_path}: larger than "
+                           f"{MAX_MANIFEST} bytes")
+    return _manifest_from_bytes(raw, manifest_path, path)
+
+
+def _open_real_dir(parent: Dir, name: str) -> Dir | None:
+    """``name`` if it is a directory; None if absent or a file; a link is refused."""
+    st = parent.lstat(name)
+    if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        return None
+    return parent.open(name)
+
+
+def _single_packages(top: Dir, all_versions: bool) -> Iterator[InstalledPackage]:
+    for name in top.entries():
+        if name == ".click" or component_problem(name) is not None:
             continue
-        package_path = os.path.join(root, name)
-        if all_versions:
-            if not os.path.isdir(package_path):
+        try:
+            check_package(name)
+        except InstallError:
+            continue  # not a package: a stray file, or something the original left
+        package = _open_real_dir(top, name)
+        if package is None:
+            continue
+        with package:
+            if not all_versions:
+                version = current_version(package.readlink("current"))
+                if version is not None:
+                    yield InstalledPackage(name, version, top.join(name, "current"))
                 continue
-            for version in sorted_entries(package_path):
-                version_path = os.path.join(package_path, version)
-                if is_symlink(version_path) or not os.path.isdir(version_path):
+            for version in package.entries():
+                if version == "current" or version_from_target(version) != version:
                     continue
-                yield InstalledPackage(name, version, version_path)
-        else:
-            current = os.path.join(package_path, "current")
-            target = read_link(current)
-            if target is not None and "/" not in target:
-                yield InstalledPackage(name, target, current)
+                found = _open_real_dir(package, version)
+                if found is not None:
+                    found.close()
+                    yield InstalledPackage(name, version, package.join(version))
 
 
 def open_database(root: str | None = None, config_dir: str | None = None) -> Database:
@@ -187,7 +280,7 @@ def open_database(root: str | None = None, config_dir: str | None = None) -> Dat
     """
     roots = read_config(config_dir or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_DIR)
     if root is not None:
-        roots.append(os.path.abspath(root))
+        roots.append(os.path.abspath(check_root(root)))
     elif not roots:
         roots.append(DEFAULT_ROOT if os.geteuid() == 0 else user_database_root())
-    return Database(roots)
+    return Database([check_root(r) for r in roots])

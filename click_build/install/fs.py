@@ -1,8 +1,17 @@
-"""File-system moves the installer relies on: atomic flips, safe removal, owners.
+"""File-system moves the installer relies on: directory fds, atomic flips, safe removal.
+
+Inside a database nothing is reached by a path: every directory is opened
+relative to its parent's descriptor with ``O_NOFOLLOW`` (:class:`Dir`), so a
+symbolic link planted where a directory belongs (by another user, a crashed
+run, a malicious app) is refused with an error naming it, never followed,
+and a directory swapped for a link between a check and a use changes
+nothing.  The only links the installer follows are the ones it makes as
+links (``current``, registrations), and those only by reading their target.
 
 Every change a reader can see is one ``rename``: a new link or tree is made
-under a temporary name inside the database, then renamed over the old one,
-so a process killed at any point leaves either the old or the new state.
+under a temporary name in the database's scratch area, then renamed over
+the old one, so a process killed at any point leaves the old or the new
+state.
 """
 
 from __future__ import annotations
@@ -10,28 +19,31 @@ from __future__ import annotations
 import errno
 import os
 import pwd
+import stat
+
+from ..errors import InstallError
+from .names import temp_name
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CLICKPKG",
-    "atomic_symlink",
+    "Dir",
+    "Tampered",
     "chown_to",
     "clickpkg_ids",
     "exchange",
-    "is_symlink",
     "makedirs",
-    "open_dir",
-    "read_link",
-    "remove_tree",
-    "sorted_entries",
+    "sorted_names",
 ]
 
 CLICKPKG = "clickpkg"
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def open_dir(path: str, dir_fd: int | None = None) -> int:
-    """Open a directory without following a symlink in its last component."""
-    return os.open(path, _DIR_FLAGS, dir_fd=dir_fd)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC | getattr(os, "O_NOCTTY", 0)
 
 
 def clickpkg_ids() -> tuple[int, int] | None:
@@ -52,7 +64,10 @@ def chown_to(path: str, ids: tuple[int, int] | None, dir_fd: int | None = None) 
 
 
 def makedirs(path: str, owner: tuple[int, int] | None = None) -> None:
-    """``mkdir -p`` that gives each directory it creates to ``owner``."""
+    """``mkdir -p`` of a path outside any database (a root, a hook's directory).
+
+    Each directory it creates goes to ``owner``.
+    """
     missing = []
     current = os.path.abspath(path)
     while not os.path.isdir(current):
@@ -71,97 +86,273 @@ def makedirs(path: str, owner: tuple[int, int] | None = None) -> None:
         chown_to(directory, owner)
 
 
-def is_symlink(path: str) -> bool:
-    return os.path.islink(path)
-
-
-def read_link(path: str) -> str | None:
-    try:
-        return os.readlink(path)
-    except OSError:
-        return None
-
-
-def sorted_entries(path: str) -> list[str]:
-    """Directory entries in byte order (as the original's ``Click.Dir``); [] if absent."""
-    try:
-        names = os.listdir(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+def sorted_names(names: list[str]) -> list[str]:
+    """Directory entries in byte order (as the original's ``Click.Dir``)."""
     names.sort(key=os.fsencode)
     return names
 
 
-def atomic_symlink(target: str, link: str, tmp_dir: str | None = None,
-                   owner: tuple[int, int] | None = None) -> None:
-    """Point ``link`` at ``target`` with one rename; readers never see it missing.
-
-    The new link is made as ``tmp_dir/.NAME.PID.new`` (default: beside the
-    link), so a crash leaves at most a stray temporary link.
-    """
-    directory, name = os.path.split(link)
-    tmp = os.path.join(tmp_dir or directory, f".{name}.{os.getpid()}.new")
-    try:
-        os.symlink(target, tmp)
-    except FileExistsError:
-        os.unlink(tmp)
-        os.symlink(target, tmp)
-    try:
-        chown_to(tmp, owner)
-        os.rename(tmp, link)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISREG, "a file"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
 
 
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _what(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "a device")
 
 
-def remove_tree(path: str) -> None:
-    """Remove a file, link or directory tree without following symlinks."""
-    import stat
-
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISDIR(mode):
-        os.unlink(path)
-        return
-    import shutil  # only removal needs it
-
-    shutil.rmtree(path)
+class Tampered(InstallError):
+    """Something in a database that the installer did not make: never skipped quietly."""
 
 
-_libc_renameat2 = None
+def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
+    """The one error for something in the database that is not what we made there."""
+    if stat.S_ISLNK(mode):
+        return Tampered(f"{path} is a symbolic link where {expected} belongs; refusing "
+                            "to follow a link the installer did not make (remove it)")
+    return Tampered(f"{path} is {_what(mode)} where {expected} belongs; the installer did "
+                    "not make it (remove it)")
 
 
-def exchange(a: str, b: str) -> bool:
-    """Swap two paths atomically (``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
-    global _libc_renameat2
-    if _libc_renameat2 is None:
+class Dir:
+    """A directory of a database, open by descriptor, and the path it is shown by."""
+
+    __slots__ = ("_pid", "fd", "path")
+
+    def __init__(self, fd: int, path: str) -> None:
+        self.fd = fd
+        self.path = path
+        self._pid = os.getpid()
+
+    @classmethod
+    def open_root(cls, path: str) -> Dir | None:
+        """A database root (the path itself is configuration: it may be a link); None if absent."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            raise InstallError(f"database root {path} is not a directory") from None
+        return cls(fd, path)
+
+    # -- lifetime ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> Dir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # Only in the process that opened it: a forked child (the unpacker) closed the
+        # inherited numbers, which may name its own files by now.
+        try:
+            if self._pid == os.getpid():
+                self.close()
+        except (OSError, AttributeError):
+            pass
+
+    # -- looking ---------------------------------------------------------------------
+
+    def join(self, *parts: str) -> str:
+        return os.path.join(self.path, *parts)
+
+    def lstat(self, name: str) -> os.stat_result | None:
+        try:
+            return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def is_dir(self, name: str) -> bool:
+        """A real directory (a link to one is not)."""
+        st = self.lstat(name)
+        return st is not None and stat.S_ISDIR(st.st_mode)
+
+    def open(self, *parts: str) -> Dir | None:
+        """The directory ``parts`` below this one; None if one is missing.
+
+        A part that is a link or not a directory is an error naming it.
+        """
+        current: Dir = self
+        for i, name in enumerate(parts):
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=current.fd)
+            except FileNotFoundError:
+                fd = -1
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                st = current.lstat(name)
+                if st is None:
+                    fd = -1
+                else:
+                    raise refused(current.join(name), st.st_mode) from None
+            if current is not self:
+                current.close()
+            if fd < 0:
+                return None
+            current = Dir(fd, current.join(name))
+        return current if current is not self else Dir(os.dup(self.fd), self.path)
+
+    def ensure(self, name: str, owner: tuple[int, int] | None = None, mode: int = 0o755) -> Dir:
+        """The directory ``name`` here, created (and given to ``owner``) if missing."""
+        try:
+            os.mkdir(name, mode, dir_fd=self.fd)
+        except FileExistsError:
+            pass
+        else:
+            chown_to(name, owner, self.fd)
+        found = self.open(name)
+        if found is None:  # removed again under us
+            raise InstallError(f"{self.join(name)} vanished while it was being created")
+        return found
+
+    def entries(self) -> list[str]:
+        """The names in this directory, in byte order."""
+        return sorted_names(os.listdir(self.fd))
+
+    def readlink(self, name: str) -> str | None:
+        """The target of the link ``name``; None if it is missing or not a link."""
+        try:
+            return os.readlink(name, dir_fd=self.fd)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as e:
+            if e.errno == errno.EINVAL:  # not a link
+                return None
+            raise
+
+    def read(self, name: str, limit: int) -> bytes:
+        """The regular file ``name`` (never through a link, never blocking on a FIFO)."""
+        fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise refused(self.join(name), st.st_mode, "a file")
+            if st.st_size > limit:
+                raise InstallError(f"{self.join(name)} is {st.st_size} bytes; the limit is "
+                                   f"{limit}")
+            return os.read(fd, limit + 1)[:limit]
+        finally:
+            os.close(fd)
+
+    # -- changing --------------------------------------------------------------------
+
+    def unlink(self, name: str) -> None:
+        """Remove a link or file ``name`` if present (never a directory)."""
+        try:
+            os.unlink(name, dir_fd=self.fd)
+        except FileNotFoundError:
+            pass
+
+    def remove(self, name: str) -> None:
+        """Remove ``name`` whatever it is, never following a link in or under it.
+
+        A tree is flattened as it goes: each subdirectory is renamed up into
+        the directory being removed, so however deep the tree, no more than two
+        descriptors are open and nothing recurses.
+        """
+        st = self.lstat(name)
+        if st is None:
+            return
+        if not stat.S_ISDIR(st.st_mode):
+            self.unlink(name)
+            return
+        try:
+            top = os.open(name, _DIR_FLAGS, dir_fd=self.fd)
+        except OSError as e:
+            if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            self.unlink(name)  # swapped for a link or file meanwhile
+            return
+        try:
+            _empty(top)
+        finally:
+            os.close(top)
+        os.rmdir(name, dir_fd=self.fd)
+
+    def replace_link(self, target: str, name: str, tmp: Dir | None = None,
+                     owner: tuple[int, int] | None = None) -> None:
+        """Point the link ``name`` here at ``target`` with one rename.
+
+        The new link is made in ``tmp`` (the database's scratch area, on the
+        same file system; default: this directory) under a fixed-size
+        temporary name.  Something other than a link at ``name`` is an error.
+        """
+        st = self.lstat(name)
+        if st is not None and not stat.S_ISLNK(st.st_mode):
+            raise refused(self.join(name), st.st_mode, "a symbolic link")
+        where = tmp if tmp is not None else self
+        temp = temp_name("link")
+        os.symlink(target, temp, dir_fd=where.fd)
+        try:
+            chown_to(temp, owner, where.fd)
+            os.rename(temp, name, src_dir_fd=where.fd, dst_dir_fd=self.fd)
+        except BaseException:
+            where.unlink(temp)
+            raise
+
+
+def _empty(top: int) -> None:
+    """Remove everything in the directory ``top``, hoisting subdirectories into it."""
+    while True:
+        names = os.listdir(top)
+        if not names:
+            return
+        for name in names:
+            try:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=top)
+            except OSError as e:
+                if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                os.unlink(name, dir_fd=top)  # a file or a link: never followed
+                continue
+            try:
+                if not os.access(".", os.W_OK | os.X_OK, dir_fd=sub):
+                    os.chmod(sub, 0o700)  # ours (we may remove it): let us empty it
+                for entry in os.listdir(sub):
+                    st = os.stat(entry, dir_fd=sub, follow_symlinks=False)
+                    if stat.S_ISDIR(st.st_mode):
+                        os.rename(entry, temp_name("flat"), src_dir_fd=sub, dst_dir_fd=top)
+                    else:
+                        os.unlink(entry, dir_fd=sub)
+            finally:
+                os.close(sub)
+            try:
+                os.rmdir(name, dir_fd=top)
+            except OSError as e:
+                if e.errno != errno.ENOTEMPTY:  # refilled meanwhile: the next pass
+                    raise
+
+
+def exchange(a: Dir, a_name: str, b: Dir, b_name: str) -> bool:
+    """Swap two entries atomically (``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
+    global _renameat2
+    if _renameat2 is None:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        func = getattr(libc, "renameat2", None)
+        func = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
         if func is None:
-            _libc_renameat2 = False
+            _renameat2 = False
             return False
         func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
                          ctypes.c_uint]
-        _libc_renameat2 = func
-    if _libc_renameat2 is False:
+        _renameat2 = func
+    if _renameat2 is False:
         return False
-    at_fdcwd, rename_exchange = -100, 2
-    if _libc_renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+    rename_exchange = 2
+    if _renameat2(a.fd, os.fsencode(a_name), b.fd, os.fsencode(b_name), rename_exchange) == 0:
         return True
     import ctypes
 
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
         return False
-    raise OSError(err, os.strerror(err), a)
+    raise OSError(err, os.strerror(err), b.join(b_name))
+
+
+_renameat2: Any = None  # libc's renameat2, False where it has none

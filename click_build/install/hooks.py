@@ -16,18 +16,26 @@ import os
 import pwd
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 from ..deb822 import parse_simple
 from ..errors import ClickError, FrameworkError, HookError
 from .database import Database
-from .fs import atomic_symlink, makedirs, read_link, sorted_entries
-from .users import Registry, user_names
+from .fs import makedirs, sorted_names
+from .identity import as_user
+from .links import place_link
+from .names import app_id, check_app, check_link_path, check_user, component_problem
+from .users import Registry, user_names, users_dir
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from .lock import DatabaseLock
 
 __all__ = [
     "DEFAULT_HOOKS_DIR",
     "Hook",
     "as_user",
+    "check_install_links",
     "hook_files",
     "hooks_dir",
     "open_all",
@@ -88,41 +96,28 @@ def pattern_possible_expansion(s: str, fmt: str, args: dict[str, str | None]) ->
 
 
 def _home(user: str | None) -> str | None:
+    """``${home}``: the account's home from the password file (never ``$HOME``)."""
     if user is None:
         return None
     try:
-        return pwd.getpwnam(user).pw_dir
+        home = pwd.getpwnam(check_user(user)).pw_dir
     except KeyError:
+        return None
+    return check_link_path(home, f"home directory of {user}")
+
+
+def _read_link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
         return None
 
 
-@contextmanager
-def as_user(user: str | None) -> Iterator[None]:
-    """Run the body with ``user``'s effective ids when root, as the original does
-    for anything it writes into a user's home (no symlink tricks on root)."""
-    if user is None or user.startswith("@") or os.geteuid() != 0:
-        yield
-        return
+def _entries(directory: str) -> list[str]:
     try:
-        pw = pwd.getpwnam(user)
-    except KeyError:
-        raise HookError(f"Cannot get password file entry for user '{user}'") from None
-    if pw.pw_uid == 0:
-        yield
-        return
-    mask = os.umask(0)
-    os.umask(mask | 0o002)
-    os.setegid(pw.pw_gid)
-    os.seteuid(pw.pw_uid)
-    try:
-        yield
-    finally:
-        try:
-            os.seteuid(0)
-            os.setegid(0)
-        except OSError:  # never carry on with the wrong identity
-            os._exit(70)
-        os.umask(mask)
+        return sorted_names(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _unlink_force(path: str) -> None:
@@ -135,33 +130,42 @@ def _unlink_force(path: str) -> None:
 
 
 def read_manifest_hooks(db: Database, package: str, version: str | None) -> dict[str, dict[str, str]]:
-    """The ``hooks`` of an installed version; {} if it cannot be read (as the original)."""
+    """The ``hooks`` of an installed version; {} if it cannot be read (as the original).
+
+    Apps whose names could not be part of a file name are left out.
+    """
     if version is None:
         return {}
     try:
-        path = os.path.join(db.get_path(package, version), ".click", "info",
-                            f"{package}.manifest")
-        import json
-
-        with open(path, "rb") as f:
-            hooks = json.loads(f.read()).get("hooks", {})
-    except (ClickError, OSError, ValueError, AttributeError):
+        hooks = db.get_manifest(package, version).get("hooks", {})
+    except ClickError:
         return {}
     if not isinstance(hooks, dict):
         return {}
     return {app: {h: t for h, t in v.items() if isinstance(t, str)}
-            for app, v in hooks.items() if isinstance(v, dict)}
+            for app, v in hooks.items()
+            if isinstance(v, dict) and isinstance(app, str) and _app_ok(app)}
+
+
+def _app_ok(app: str) -> bool:
+    try:
+        check_app(app)
+    except ClickError:
+        return False
+    return True
 
 
 class Hook:
     """One ``*.hook`` file, bound to a database."""
 
     def __init__(self, db: Database, name: str, fields: dict[str, str],
-                 frameworks_dir: str | os.PathLike[str] | None = None) -> None:
+                 frameworks_dir: str | os.PathLike[str] | None = None,
+                 lock: DatabaseLock | None = None) -> None:
         self.db = db
         self.name = name
         self.fields = fields
         self.frameworks_dir = frameworks_dir
+        self.lock = lock  # the database's, held by the caller: its scratch area and journal
         self._registries: dict[str, Registry] = {}
 
     @property
@@ -184,21 +188,27 @@ class Hook:
 
     @staticmethod
     def short_app_id(package: str, app: str) -> str:
-        if "_" in app or "/" in app:
-            raise HookError(f"Application name '{app}' may not contain _ or / characters")
-        return f"{package}_{app}"
+        return f"{package}_{check_app(app)}"
+
+    def _expand(self, app_id_: str, short_id: str, user: str | None) -> str:
+        args: dict[str, str | None] = {"id": app_id_, "user": user, "home": _home(user)}
+        if self.is_single_version:
+            args["short-id"] = short_id
+        return pattern_format(self.get_field("pattern"), args).rstrip("/")
 
     def pattern(self, package: str, version: str, app: str, user: str | None = None) -> str:
-        args: dict[str, str | None] = {
-            "id": f"{self.short_app_id(package, app)}_{version}",
-            "user": user, "home": _home(user),
-        }
-        if self.is_single_version:
-            args["short-id"] = self.short_app_id(package, app)
-        path = pattern_format(self.get_field("pattern"), args).rstrip("/")
+        """The link path for one app, checked: absolute, clean, every part a file name."""
+        if user is not None:
+            check_user(user)
+        path = self._expand(app_id(package, app, version), self.short_app_id(package, app),
+                            user)
         if any(part in (".", "..") for part in path.split("/")[1:]):
             raise HookError(f"hook {self.name}: link path {path!r} is not clean")
-        return path
+        return check_link_path(path, f"hook {self.name}: link path")
+
+    def link_dir(self, user: str | None = None) -> str:
+        """The directory this hook's links go to (the pattern's, as the original reads it)."""
+        return os.path.dirname(self._expand("__", "_", user))  # the ids of empty names
 
     def _registry(self, user: str) -> Registry:
         if user not in self._registries:
@@ -221,17 +231,17 @@ class Hook:
 
     def previous_entries(self, user: str | None = None) -> list[tuple[str, str, str, str]]:
         """(path, package, version, app) of every link this hook made earlier."""
-        link_dir = os.path.dirname(self.pattern("", "", "", user))
+        link_dir = self.link_dir(user)
         bound: dict[str, str | None] = {"user": user, "home": _home(user)}
         found = []
-        for entry in sorted_entries(link_dir):
+        for entry in _entries(link_dir):
             path = os.path.join(link_dir, entry)
             exp = pattern_possible_expansion(path, self.fields["pattern"], bound)
             app_id = exp.get("id") if exp else None
             if not app_id:
                 continue
             tokens = app_id.split("_", 2)
-            if len(tokens) == 3:
+            if len(tokens) == 3 and not any(component_problem(t) for t in tokens):
                 found.append((path, tokens[0], tokens[2], tokens[1]))
         return found
 
@@ -242,21 +252,23 @@ class Hook:
             base = self._registry(user).get_path(package)
         else:
             base = self.db.get_path(package, version)
-        target = os.path.join(base, relpath)
+        target = check_link_path(os.path.join(base, relpath), f"hook {self.name}: target")
         link = self.pattern(package, version, app, user)
-        if read_link(link) == target:
+        if _read_link(link) == target:
             return
         makedirs(os.path.dirname(link))
-        atomic_symlink(target, link)
+        place_link(target, link, self.lock, user if self.is_user_level else None)
 
     def install_package(self, package: str, version: str, app: str, relpath: str,
                         user: str | None = None) -> None:
         with as_user(user if self.is_user_level else None):
+            # The new link first, then the other versions' go: the app is never
+            # left without one, even if we are killed in between.
+            self._install_link(package, version, app, relpath, user)
             if self.is_single_version:
                 for path, p, v, a in self.previous_entries(user):
                     if p == package and a == app and v != version:
                         _unlink_force(path)
-            self._install_link(package, version, app, relpath, user)
         self.run_commands(user)
 
     def remove_package(self, package: str, version: str, app: str,
@@ -277,7 +289,7 @@ class Hook:
         """
         if self.is_user_level or not self.is_single_version:
             return False
-        target = read_link(link)
+        target = _read_link(link)
         try:
             base = self.db.get_path(package, version)
         except ClickError:
@@ -289,8 +301,8 @@ class Hook:
     def _packages(self, user: str | None) -> list[tuple[str, str, str | None]]:
         if not self.is_user_level:
             return [(p.name, p.version, None) for p in self.db.packages()]
-        users = [user] if user is not None else [u for u in user_names(self.db)
-                                                 if not u.startswith("@")]
+        users = [check_user(user)] if user is not None else [
+            u for u in user_names(self.db) if not u.startswith("@")]
         out: list[tuple[str, str, str | None]] = []
         for name in users:
             registry = self._registry(name)
@@ -384,7 +396,7 @@ def hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
     """(name, fields) of every ``*.hook`` file in ``directory``, read once per process."""
     if directory not in _CACHE:
         files = []
-        for entry in sorted_entries(directory):
+        for entry in _entries(directory):
             if not entry.endswith(".hook"):
                 continue
             try:
@@ -399,16 +411,18 @@ def hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
 
 
 def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,
-             frameworks_dir: str | os.PathLike[str] | None = None) -> list[Hook]:
+             frameworks_dir: str | os.PathLike[str] | None = None,
+             lock: DatabaseLock | None = None) -> list[Hook]:
     """Every hook file (whose ``Hook-Name`` is ``hook_name``, if given)."""
-    hooks = [Hook(db, name, fields, frameworks_dir)
+    hooks = [Hook(db, name, fields, frameworks_dir, lock)
              for name, fields in hook_files(hooks_dir(directory))]
     return [h for h in hooks if hook_name is None or h.hook_name == hook_name]
 
 
 def open_hook(db: Database, name: str, directory: str | None = None,
-              frameworks_dir: str | os.PathLike[str] | None = None) -> Hook:
-    for hook in open_all(db, None, directory, frameworks_dir):
+              frameworks_dir: str | os.PathLike[str] | None = None,
+              lock: DatabaseLock | None = None) -> Hook:
+    for hook in open_all(db, None, directory, frameworks_dir, lock):
         if hook.name == name:
             return hook
     raise HookError(f"No click hook '{name}' installed")
@@ -418,28 +432,50 @@ def _app_hooks(hooks: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
     return sorted((app, hook) for app, names in hooks.items() for hook in names)
 
 
+def check_install_links(db: Database, package: str, version: str,
+                        hooks: dict[str, dict[str, str]], users: list[str],
+                        directory: str | None = None) -> None:
+    """Refuse, before anything is written, a link an install would fail to make.
+
+    Every app id must fit in a file name, and every link path (system hooks,
+    and user-level hooks for ``users``) and target must be a clean absolute
+    path whose parts fit in file names.
+    """
+    for app, names in hooks.items():
+        app_id(package, app, version)  # ${id} fits in a name, whatever hook comes later
+        for hook_name, relpath in names.items():
+            for hook in open_all(db, hook_name, directory):
+                owners = users if hook.is_user_level else [None]
+                for user in owners:
+                    hook.pattern(package, version, app, user)
+                    base = (os.path.join(users_dir(db.overlay, user), package) if user
+                            else os.path.join(db.overlay, package, version))
+                    check_link_path(os.path.join(base, relpath), f"hook {hook.name}: target")
+
+
 def package_install_hooks(db: Database, package: str, old: str | None, new: str,
-                          user: str | None = None, directory: str | None = None) -> None:
+                          user: str | None = None, directory: str | None = None,
+                          lock: DatabaseLock | None = None) -> None:
     """After an install (system hooks) or a registration (``user``'s hooks)."""
     old_hooks = read_manifest_hooks(db, package, old)
     new_hooks = read_manifest_hooks(db, package, new)
     gone = set(_app_hooks(old_hooks)) - set(_app_hooks(new_hooks))
     for app, hook_name in sorted(gone):
-        for hook in open_all(db, hook_name, directory):
+        for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None) and hook.is_single_version:
                 assert old is not None
                 hook.remove_package(package, old, app, user)
     for app, hook_name in _app_hooks(new_hooks):
-        for hook in open_all(db, hook_name, directory):
+        for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None):
                 hook.install_package(package, new, app, new_hooks[app][hook_name], user)
 
 
 def package_remove_hooks(db: Database, package: str, old: str, user: str | None = None,
-                         directory: str | None = None) -> None:
+                         directory: str | None = None, lock: DatabaseLock | None = None) -> None:
     """Before a version goes (system hooks) or a registration goes (``user``'s)."""
     for app, hook_name in _app_hooks(read_manifest_hooks(db, package, old)):
-        for hook in open_all(db, hook_name, directory):
+        for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None):
                 hook.remove_package(package, old, app, user)
 
@@ -456,12 +492,16 @@ def _run_all(hooks: list[Hook], user: str | None, level: str) -> None:
 
 
 def run_system_hooks(db: Database, directory: str | None = None,
-                     frameworks_dir: str | os.PathLike[str] | None = None) -> None:
-    _run_all([h for h in open_all(db, None, directory, frameworks_dir) if not h.is_user_level],
-             None, "system")
+                     frameworks_dir: str | os.PathLike[str] | None = None,
+                     lock: DatabaseLock | None = None) -> None:
+    _run_all([h for h in open_all(db, None, directory, frameworks_dir, lock)
+              if not h.is_user_level], None, "system")
 
 
 def run_user_hooks(db: Database, user: str, directory: str | None = None,
-                   frameworks_dir: str | os.PathLike[str] | None = None) -> None:
-    _run_all([h for h in open_all(db, None, directory, frameworks_dir) if h.is_user_level],
-             user, "user")
+                   frameworks_dir: str | os.PathLike[str] | None = None,
+                   lock: DatabaseLock | None = None) -> None:
+    if check_user(user).startswith("@"):
+        raise HookError(f"'{user}' is not a real user; user-level hooks run for real users only")
+    _run_all([h for h in open_all(db, None, directory, frameworks_dir, lock)
+              if h.is_user_level], user, "user")

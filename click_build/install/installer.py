@@ -1,37 +1,51 @@
 """Install, register, unregister, gc: the original's operations, atomic and locked.
 
 One writer at a time holds the database lock (:mod:`.lock`).  An install
-audits the package while streaming it into a scratch directory (as the
-``clickpkg`` user when root, so apps never own their code), renames the
-finished tree into place, runs the system hooks, flips ``current`` and the
-user's registration with one rename each, and removes the version it
-replaced if nobody uses it any more.  A refused package leaves nothing
+copies the package once into a private, nameless snapshot in the database's
+scratch area (:func:`~click_build.pkgfile.private_copy`), so the signature
+check, the audit and the unpack all read the same bytes whatever happens to
+the file meanwhile.  It checks every name it will create, audits the package
+while streaming it into a scratch directory (as the ``clickpkg`` user when
+root, so apps never own their code), renames the finished tree into place,
+flips ``current``, runs the system hooks, flips the user's registration
+(then the user's hooks) with one rename each, and removes the version it
+replaced if nobody uses it any more.  ``current`` flips before any hook link
+points into the new version, so a killed install never leaves a link into a
+version the database does not name.  A refused package leaves nothing
 behind; a killed installer leaves only scratch files, which the next writer
-removes.  No step looks at other installed apps, so an install costs the
-same with one app or a thousand.
+removes.  Every directory of the database is reached through descriptors that
+refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
+apps, so an install costs the same with one app or a thousand.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 from collections.abc import Sequence
 
 from .. import _console
-from ..errors import ClickError, InstallError, PackageError
+from ..errors import ClickError, InstallError
 from .database import Database
-from .fs import (
-    atomic_symlink,
-    chown_to,
-    clickpkg_ids,
-    exchange,
-    open_dir,
-    read_link,
-    remove_tree,
-    sorted_entries,
+from .fs import Dir, Tampered, chown_to, clickpkg_ids, exchange, refused, sorted_names
+from .hooks import (
+    check_install_links,
+    package_install_hooks,
+    package_remove_hooks,
+    read_manifest_hooks,
+    run_system_hooks,
 )
-from .hooks import package_install_hooks, package_remove_hooks, run_system_hooks
 from .lock import DatabaseLock
+from .names import (
+    check_package,
+    check_user,
+    check_version,
+    component_problem,
+    current_version,
+    temp_name,
+)
 from .users import ALL_USERS, GC_IN_USE, Registry, user_names
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -80,12 +94,18 @@ def logged_in_users() -> list[str]:
     import pwd
 
     names = []
-    for entry in sorted_entries("/run/systemd/users"):
-        if entry.isdigit() and 1000 <= int(entry) < 60000:
+    try:
+        entries = sorted_names(os.listdir("/run/systemd/users"))
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.isascii() and entry.isdigit() and 1000 <= int(entry) < 60000:
             try:
-                names.append(pwd.getpwuid(int(entry)).pw_name)
+                name = pwd.getpwuid(int(entry)).pw_name
             except KeyError:
                 continue
+            if component_problem(name) is None and not name.startswith("@"):
+                names.append(name)
     return names
 
 
@@ -114,92 +134,154 @@ class Installer:
         self.keyrings = keyrings
         self._owner = clickpkg_ids()  # unpack as clickpkg when root and it exists
 
-    def _lock(self) -> DatabaseLock:
-        return DatabaseLock(self.db.overlay, self._owner)
+    def _lock(self, create: bool = True) -> DatabaseLock:
+        return DatabaseLock(self.db.overlay, self._owner, create)
+
+    @staticmethod
+    def _root(lock: DatabaseLock) -> Dir:
+        if lock.root_dir is None:
+            raise InstallError(f"the database {lock.root} does not exist")
+        return lock.root_dir
 
     # -- install ---------------------------------------------------------------------
 
     def install(self, path: str, user: str | None = None, all_users: bool = False) -> str | None:
         """Install a .click; returns the version it replaced as ``current`` (or None)."""
-        from ..package import open_click
+        from ..package import audit_control, open_click
+        from ..pkgfile import private_copy
         from ..sign import check_file_signature
 
         registry = None
         if user is not None or all_users:
             registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
             registry.check_user()
-        try:
-            f = open(path, "rb")
-        except OSError as e:
-            raise PackageError(f"{path}: cannot open: {e.strerror}") from None
-        # One open file: the bytes whose signature is checked are the bytes unpacked,
-        # and the signature is checked before any parser looks at them.
-        with f:
-            check_file_signature(f, self.keyrings, self.allow_unauthenticated)
-            pkg = open_click(f)
-            with self._lock() as lock:
-                old = self._unpack_and_flip(pkg, lock)
-                name, version = pkg.name, pkg.version  # audited by now
+        with self._lock() as lock:
+            # One private snapshot, in the database's own scratch area: the bytes whose
+            # signature is checked are the bytes audited and unpacked, and the
+            # signature is checked before any parser looks at them.
+            with private_copy(path, lock.writable_tmp().fd) as f:
+                check_file_signature(f, self.keyrings, self.allow_unauthenticated)
+                pkg = open_click(f)
+                manifest = audit_control(pkg, self.frameworks_dir,
+                                         self.force_missing_framework, dpkg_architecture())
+                name, version = check_package(manifest.name), check_version(manifest.version)
+                self._check_before_writing(lock, name, version, pkg, registry)
+                old = self._unpack_and_flip(pkg, name, version, lock)
+                replaced = None
                 if registry is not None:
-                    self._register(registry, name, version, lock)
+                    replaced = self._register(registry, name, version, lock)
                 else:
                     _console.info(
                         f"{name} {version} has not been registered for any users.\n"
                         "It may be garbage-collected the next time the system starts.\n"
-                        'To avoid this, use "click register".\n')
-                if old is not None and old != version:
-                    self._maybe_remove(name, old, lock)
+                        f'To avoid this, run "click-build register {name} {version}" (with '
+                        'the --root you installed into), or install with --user USER or '
+                        '--all-users.\n')
+                # The version `current` named, the one the user had, and any other
+                # that nobody uses (one an earlier, killed install left) go now.
+                for gone in self._other_versions(lock, name, version, {old, replaced}):
+                    self._maybe_remove(name, gone, lock)
         return old
 
-    def _unpack_and_flip(self, pkg: ClickPackage, lock: DatabaseLock) -> str | None:
-        """Audit + unpack, rename into place, system hooks, flip ``current``."""
-        self._check_free_space(pkg)
-        scratch = lock.scratch_dir("unpack")
-        try:
-            chown_to(scratch, self._owner)
-            scratch_fd = open_dir(scratch)
+    def _other_versions(self, lock: DatabaseLock, name: str, version: str,
+                        also: set[str | None]) -> list[str]:
+        """The package's complete versions in the overlay but ``version``, plus ``also``."""
+        found = {v for v in also if v is not None}
+        package_dir = self._root(lock).open(name)
+        if package_dir is not None:
+            with package_dir:
+                found.update(v for v in package_dir.entries()
+                             if v != "current" and _valid(check_version, v)
+                             and _is_complete_version(package_dir, name, v))
+        found.discard(version)
+        return sorted(found)
+
+    def _check_before_writing(self, lock: DatabaseLock, name: str, version: str,
+                              pkg: ClickPackage, registry: Registry | None) -> None:
+        """Everything that would make the install fail half-way, refused now.
+
+        The names it will create (hook links included), and anything planted
+        where it will write: a link in place of the package or version
+        directory, ``current``, or a registration directory.
+        """
+        hooks = pkg.manifest_data.get("hooks") or {}
+        assert isinstance(hooks, dict)  # the control audit checked the manifest
+        users: list[str] = []
+        if registry is not None:
+            users = logged_in_users() if registry.name == ALL_USERS else (
+                [] if registry.is_pseudo_user else [registry.name])
+        check_install_links(self.db, name, version, hooks, users, self.hooks_dir)
+        user_names(self.db)  # a registration directory that is a link is refused
+        touched = {version}
+        if registry is not None:
             try:
+                touched.add(registry.get_version(name))  # it may be removed at the end
+            except Tampered:
+                raise
+            except InstallError:
+                pass
+        root = self._root(lock)
+        package_dir = root.open(name)
+        if package_dir is not None:
+            with package_dir:
+                st = package_dir.lstat("current")
+                if st is not None and not stat.S_ISLNK(st.st_mode):
+                    raise refused(package_dir.join("current"), st.st_mode, "a symbolic link")
+                current = current_version(package_dir.readlink("current"))
+                for each in sorted(touched | {current} - {None}, key=str):
+                    assert each is not None
+                    found = package_dir.open(each)  # refuses a planted link, naming it
+                    if found is not None:
+                        found.close()
+
+    def _unpack_and_flip(self, pkg: ClickPackage, name: str, version: str,
+                         lock: DatabaseLock) -> str | None:
+        """Audit + unpack, rename into place, flip ``current``, then system hooks."""
+        root = self._root(lock)
+        tmp = lock.writable_tmp()
+        self._check_free_space(pkg, root)
+        scratch = lock.scratch_dir("unpack")
+        retired = temp_name("replaced")
+        try:
+            chown_to(scratch, self._owner, tmp.fd)
+            scratch_dir = tmp.open(scratch)
+            assert scratch_dir is not None
+            with scratch_dir:
                 if self._owner is not None:
-                    self._unpack_as_clickpkg(pkg, scratch_fd)
+                    self._unpack_as_clickpkg(pkg, scratch_dir.fd)
                 else:
-                    self._unpack(pkg, scratch_fd)
-            finally:
-                os.close(scratch_fd)
-            name, version = pkg.name, pkg.version
-            package_dir = os.path.join(self.db.overlay, name)
-            target = os.path.join(package_dir, version)
-            if self.db.has_package_version(name, version) and not os.path.exists(target):
+                    self._unpack(pkg, scratch_dir.fd)
+            in_overlay = root.open(name, version) if root.is_dir(name) else None
+            if in_overlay is not None:
+                in_overlay.close()
+            elif self.db.has_package_version(name, version):
                 return None  # unpacked in an underlay already: only register it
-            if os.path.islink(package_dir):
-                raise InstallError(f"{package_dir} is a symbolic link; refusing to write "
-                                   "through it")
-            if not os.path.isdir(package_dir):
-                os.mkdir(package_dir, 0o755)
-                chown_to(package_dir, self._owner)
-            if os.path.lexists(target):  # reinstall: swap trees in one step
-                if not exchange(scratch, target):
-                    os.rename(target, scratch + ".old")
-                    os.rename(scratch, target)
-            else:
-                os.rename(scratch, target)
+            with root.ensure(name, self._owner) as package_dir:
+                if in_overlay is not None:  # reinstall: swap trees in one step
+                    if not exchange(tmp, scratch, package_dir, version):
+                        os.rename(version, retired, src_dir_fd=package_dir.fd,
+                                  dst_dir_fd=tmp.fd)
+                        os.rename(scratch, version, src_dir_fd=tmp.fd,
+                                  dst_dir_fd=package_dir.fd)
+                else:
+                    os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
+                old = current_version(package_dir.readlink("current"))
+                # `current` first: no hook link ever points into a version that
+                # the database does not name yet.
+                package_dir.replace_link(version, "current", tmp, self._owner)
         finally:
-            remove_tree(scratch)
-            remove_tree(scratch + ".old")
-        current = os.path.join(package_dir, "current")
-        old = read_link(current)
-        if old is not None and "/" in old:
-            old = None
-        _console.debug(f"installed {name} {version} in {target}")
-        package_install_hooks(self.db, name, old, version, None, self.hooks_dir)
-        atomic_symlink(version, current, lock.tmp, self._owner)
+            tmp.remove(scratch)
+            tmp.remove(retired)
+        _console.debug(f"installed {name} {version} in {root.join(name, version)}")
+        package_install_hooks(self.db, name, old, version, None, self.hooks_dir, lock)
         self._log(lock, "install", pkg, old)
         return old
 
-    def _check_free_space(self, pkg: ClickPackage) -> None:
+    def _check_free_space(self, pkg: ClickPackage, root: Dir) -> None:
         size = pkg.field("Installed-Size") or ""
         kib = int(size) if size.isdigit() and size.isascii() else 0  # the audit refuses junk
         try:
-            st = os.statvfs(self.db.overlay)
+            st = os.fstatvfs(root.fd)
         except OSError:
             return
         free = st.f_bavail * st.f_frsize
@@ -209,12 +291,11 @@ class Installer:
                 f"{free // 1024} KiB are free"
             )
 
-    def _unpack(self, pkg: ClickPackage, root_fd: int, frameworks_checked: bool = False,
-                progress_stream: TextIO | None = None) -> None:
+    def _unpack(self, pkg: ClickPackage, root_fd: int, progress_stream: TextIO | None = None) -> None:
         """Audit while streaming into the directory ``root_fd``; raises on any refusal.
 
-        ``frameworks_checked``: the caller already ran the control audit with the
-        frameworks directory (which clickpkg may not be able to read).
+        The control data was audited already, frameworks included (clickpkg
+        may not be able to read the frameworks directory).
         """
         from ..manifest import dump_manifest
         from ..package import audit
@@ -225,9 +306,8 @@ class Installer:
         with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
             unpacker = Unpacker(root_fd, progress.advance)
             try:
-                audit(pkg, self.frameworks_dir,
-                      self.force_missing_framework or frameworks_checked,
-                      architecture=dpkg_architecture(), sink=unpacker)
+                audit(pkg, self.frameworks_dir, True, architecture=dpkg_architecture(),
+                      sink=unpacker)
                 write_admin_dir(root_fd, pkg, dump_manifest(pkg.manifest_data).encode("utf-8"),
                                 unpacker.listing)
                 unpacker.finish()
@@ -239,16 +319,13 @@ class Installer:
     def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.
 
-        A fork, not an exec: the child inherits the open package, the scratch
-        directory's fd and the database lock, parses the untrusted archive
-        without root, and every file it creates is clickpkg's from the start
-        (no chown pass afterwards, no path it would need permission to walk).
+        A fork, not an exec: the child inherits the package snapshot and the
+        scratch directory's fd, parses the untrusted archive without root, and
+        every file it creates is clickpkg's from the start (no chown pass
+        afterwards, no path it would need permission to walk).  Every other
+        descriptor (the lock, the database's directories) is closed in it.
         """
         assert self._owner is not None
-        from ..package import audit_control
-
-        audit_control(pkg, self.frameworks_dir, self.force_missing_framework,
-                      dpkg_architecture())
         uid, gid = self._owner
         # Everything the child runs is imported now: clickpkg may not be able to
         # read this interpreter's library (a venv under /root, say).
@@ -266,10 +343,11 @@ class Installer:
                 terminal = os.fdopen(os.dup(2), "w")  # for progress only
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
+                _close_all_but({0, 1, 2, pkg.file.fileno(), root_fd, write_fd, terminal.fileno()})
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
-                self._unpack(pkg, root_fd, frameworks_checked=True, progress_stream=terminal)
+                self._unpack(pkg, root_fd, progress_stream=terminal)
                 code = 0
             except ClickError as e:
                 report = "\n".join(e.lines()).encode("utf-8", "replace")
@@ -296,17 +374,20 @@ class Installer:
     def _log(self, lock: DatabaseLock, action: str, pkg: ClickPackage, old: str | None) -> None:
         from .unpack import log_line
 
-        path = os.path.join(lock.admin, "log")
+        if lock.admin is None:
+            return
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-                         | os.O_CLOEXEC, 0o644)
+            fd = os.open("log", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                         | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=lock.admin.fd)
         except OSError:
             return
         try:
-            os.write(fd, log_line(action, pkg, old).encode("utf-8", "replace"))
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, log_line(action, pkg, old).encode("utf-8", "replace"))
+                if self._owner is not None:
+                    os.fchown(fd, *self._owner)
         finally:
             os.close(fd)
-        chown_to(path, self._owner)
 
     # -- registrations -------------------------------------------------------------------
 
@@ -316,16 +397,20 @@ class Installer:
             old: str | None = registry.get_version(package)
         except ClickError:
             old = None
-        registry.set_link(package, version, lock.tmp or registry.overlay_dir, self._owner)
+        registry.set_link(package, version, lock, self._owner)
         if not registry.is_pseudo_user:
-            package_install_hooks(self.db, package, old, version, registry.name, self.hooks_dir)
+            package_install_hooks(self.db, package, old, version, registry.name,
+                                  self.hooks_dir, lock)
         elif registry.name == ALL_USERS:
             for name in logged_in_users():
-                package_install_hooks(self.db, package, old, version, name, self.hooks_dir)
+                package_install_hooks(self.db, package, old, version, name, self.hooks_dir,
+                                      lock)
         return old
 
     def register(self, package: str, version: str, user: str | None = None,
                  all_users: bool = False) -> None:
+        check_package(package)
+        check_version(version)
         registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
         registry.check_user()
         with self._lock() as lock:
@@ -336,17 +421,21 @@ class Installer:
 
     def unregister(self, package: str, version: str | None = None, user: str | None = None,
                    all_users: bool = False) -> None:
+        check_package(package)
+        if version is not None:
+            check_version(version)
         registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
         with self._lock() as lock:
             old = registry.get_version(package)
             if version is not None and old != version:
                 raise InstallError(f"Not removing {package} {old}; expected version {version}")
-            registry.remove_link(package, lock.tmp or registry.overlay_dir, self._owner)
+            self.db.find(package, old)  # a planted link in its place: refused before any change
+            registry.remove_link(package, lock, self._owner)
             if not registry.is_pseudo_user:
-                package_remove_hooks(self.db, package, old, registry.name, self.hooks_dir)
+                package_remove_hooks(self.db, package, old, registry.name, self.hooks_dir, lock)
             elif registry.name == ALL_USERS:
                 for name in logged_in_users():
-                    package_remove_hooks(self.db, package, old, name, self.hooks_dir)
+                    package_remove_hooks(self.db, package, old, name, self.hooks_dir, lock)
             self._maybe_remove(package, old, lock)
 
     # -- removal ----------------------------------------------------------------------
@@ -364,22 +453,39 @@ class Installer:
         return self._remove_unless_running(package, version, lock)
 
     def _remove_unless_running(self, package: str, version: str, lock: DatabaseLock) -> bool:
-        package_dir = os.path.join(self.db.overlay, package)
-        path = os.path.join(package_dir, version)
-        if not os.path.lexists(path) or _app_running(path, package, version):
+        """Remove an unpacked version of the overlay: hooks, ``current``, then the tree.
+
+        Only a real directory inside the root is ever removed; it is first
+        renamed into the scratch area, so a killed removal leaves either the
+        version or nothing of it.
+        """
+        root = self._root(lock)
+        package_dir = root.open(package)
+        if package_dir is None:
             return False
-        _console.info(f"Removing {path}")
-        package_remove_hooks(self.db, package, version, None, self.hooks_dir)
-        current = os.path.join(package_dir, "current")
-        if read_link(current) == version:
-            os.unlink(current)  # before the tree goes: current never dangles
-        if lock.tmp is not None:
-            trash = os.path.join(lock.tmp, f"{package}_{version}.removed")
-            os.rename(path, trash)
-            path = trash
-        remove_tree(path)
+        with package_dir:
+            found = package_dir.open(version)  # a planted link: refused, naming it
+            if found is None:
+                return False
+            found.close()
+            if _app_running(self.db, package, version):
+                return False
+            _console.info(f"Removing {package_dir.join(version)}")
+            package_remove_hooks(self.db, package, version, None, self.hooks_dir, lock)
+            if current_version(package_dir.readlink("current")) == version:
+                package_dir.unlink("current")  # before the tree goes: current never dangles
+            trash = temp_name("removed")
+            tmp = lock.writable_tmp()
+            try:
+                os.rename(version, trash, src_dir_fd=package_dir.fd, dst_dir_fd=tmp.fd)
+            except OSError as e:
+                if e.errno != errno.EXDEV:
+                    raise
+                package_dir.remove(version)  # another file system mounted there
+            else:
+                tmp.remove(trash)
         try:
-            os.rmdir(package_dir)
+            os.rmdir(package, dir_fd=root.fd)
         except OSError:
             pass
         return True
@@ -388,10 +494,14 @@ class Installer:
         """Remove overlay versions that no user has registered and that are not current.
 
         ``@gcinuse`` registrations (a legacy pseudo-user) do not count and are
-        dropped on the way, as in the original.
+        dropped on the way, as in the original.  Only real directories that
+        are complete versions (they hold their ``.click/info/NAME.manifest``)
+        are ever removed, so a ``--root`` that names the wrong folder loses
+        nothing.
         """
         removed = []
         with self._lock() as lock:
+            root = self._root(lock)
             registered: dict[str, set[str]] = {}
             for name in user_names(self.db):
                 if name == GC_IN_USE:
@@ -402,53 +512,142 @@ class Installer:
                         registered.setdefault(package, set()).add(registry.get_version(package))
                     except ClickError:
                         continue
-            gc_dir = os.path.join(self.db.overlay, ".click", "users", GC_IN_USE)
-            for package in sorted_entries(self.db.overlay):
-                package_dir = os.path.join(self.db.overlay, package)
-                if package == ".click" or not os.path.isdir(package_dir):
+            for package in root.entries():
+                if package == ".click" or not _valid(check_package, package):
                     continue
-                current = read_link(os.path.join(package_dir, "current"))
-                for version in sorted_entries(package_dir):
-                    if version in ("current", current) or version in registered.get(package, ()):
-                        continue
-                    stale = os.path.join(gc_dir, package)
-                    if os.path.islink(stale):
-                        os.unlink(stale)
+                st = root.lstat(package)
+                if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+                    continue
+                package_dir = root.open(package)  # a planted link: refused, naming it
+                assert package_dir is not None
+                with package_dir:
+                    current = current_version(package_dir.readlink("current"))
+                    doomed = [v for v in package_dir.entries()
+                              if v not in ("current", current)
+                              and v not in registered.get(package, ())
+                              and _valid(check_version, v)
+                              and _is_complete_version(package_dir, package, v)]
+                for version in doomed:
+                    self._drop_gc_in_use(root, package)
                     if self._remove_unless_running(package, version, lock):
                         removed.append(f"{package} {version}")
         return removed
+
+    @staticmethod
+    def _drop_gc_in_use(root: Dir, package: str) -> None:
+        gc_users = root.open(".click", "users", GC_IN_USE)
+        if gc_users is not None:
+            with gc_users:
+                if gc_users.readlink(package) is not None:
+                    gc_users.unlink(package)
 
     def ensure_ownership(self) -> None:
         """Give the overlay back to ``clickpkg`` if its ids changed (system-image updates)."""
         if self._owner is None:
             return
+        with self._lock(create=False) as lock:
+            if lock.root_dir is not None:
+                self._ensure_ownership(lock.root_dir)
+
+    def _ensure_ownership(self, root: Dir) -> None:
+        assert self._owner is not None
         uid, gid = self._owner
-        root = self.db.overlay
-        try:
-            st = os.stat(root)
-        except OSError:
-            return
+        st = os.fstat(root.fd)
         if (st.st_uid, st.st_gid) == (uid, gid):
             return
-        paths = [root] + [os.path.join(root, ".click", p) for p in ("", "log", "users")]
-        for path in paths:
-            if os.path.lexists(path):
-                os.chown(path, uid, gid, follow_symlinks=False)
-        for package in sorted_entries(root):
+        os.fchown(root.fd, uid, gid)
+        admin = root.open(".click")
+        if admin is not None:
+            with admin:
+                os.fchown(admin.fd, uid, gid)
+                for name in ("log", "users"):
+                    if admin.lstat(name) is not None:
+                        os.chown(name, uid, gid, dir_fd=admin.fd, follow_symlinks=False)
+        for package in root.entries():
             if package == ".click":
                 continue
-            for top, dirs, files in os.walk(os.path.join(root, package)):
-                for entry in [top] + [os.path.join(top, n) for n in dirs + files]:
-                    os.chown(entry, uid, gid, follow_symlinks=False)
+            found = root.lstat(package)
+            if found is None:
+                continue
+            if stat.S_ISLNK(found.st_mode):
+                raise refused(root.join(package), found.st_mode)
+            os.chown(package, uid, gid, dir_fd=root.fd, follow_symlinks=False)
+            if not stat.S_ISDIR(found.st_mode):
+                continue
+            # fwalk: every entry by descriptor, never through a link (one swapped in
+            # for a directory meanwhile is not entered).
+            for _, dirs, files, dir_fd in os.fwalk(package, dir_fd=root.fd):
+                for entry in dirs + files:
+                    os.chown(entry, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
+
+    # -- hooks --------------------------------------------------------------------------
 
     def run_system(self) -> None:
         """``click hook run-system``: gc, ownership, then every system hook in sync."""
         self.gc()
-        self.ensure_ownership()
-        run_system_hooks(self.db, self.hooks_dir, self.frameworks_dir)
+        with self._lock() as lock:
+            if self._owner is not None and lock.root_dir is not None:
+                self._ensure_ownership(lock.root_dir)
+            run_system_hooks(self.db, self.hooks_dir, self.frameworks_dir, lock)
+
+    def run_user(self, user: str) -> None:
+        """``click hook run-user``: every user-level hook of ``user`` in sync."""
+        from .hooks import run_user_hooks
+
+        check_user(user)
+        with self._lock(create=False) as lock:
+            run_user_hooks(self.db, user, self.hooks_dir, self.frameworks_dir, lock)
+
+    def run_hook(self, name: str, action: str) -> None:
+        """``click hook install|remove NAME``: one hook, for every app that uses it."""
+        from .hooks import open_hook
+
+        with self._lock(create=False) as lock:
+            hook = open_hook(self.db, name, self.hooks_dir, self.frameworks_dir, lock)
+            if action == "install":
+                hook.install(None)
+            else:
+                hook.remove(None)
 
 
-def _app_running(path: str, package: str, version: str) -> bool:
+def _valid(check: object, name: str) -> bool:
+    try:
+        check(name)  # type: ignore[operator]
+    except ClickError:
+        return False
+    return True
+
+
+def _is_complete_version(package_dir: Dir, package: str, version: str) -> bool:
+    """A real directory holding ``.click/info/NAME.manifest`` (what an install leaves).
+
+    A link planted in its place is refused, naming it.
+    """
+    st = package_dir.lstat(version)
+    if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        return False
+    found = package_dir.open(version)
+    assert found is not None
+    with found:
+        info = found.open(".click", "info") if found.is_dir(".click") else None
+        if info is None:
+            return False
+        with info:
+            manifest = info.lstat(f"{package}.manifest")
+    return manifest is not None and stat.S_ISREG(manifest.st_mode)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor not in ``keep`` (the unpacking child needs only a few)."""
+    low = 0
+    for fd in sorted(keep):
+        if fd > low:
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+
+
+def _app_running(db: Database, package: str, version: str) -> bool:
     """Whether an app of this version runs (only where the session tools exist)."""
     import shutil
 
@@ -456,15 +655,11 @@ def _app_running(path: str, package: str, version: str) -> bool:
                  if shutil.which(t)), None)
     if tool is None:
         return False
-    from .database import read_installed_manifest
-
-    try:
-        hooks = read_installed_manifest(path, package).get("hooks") or {}
-    except ClickError:
-        return False
     import subprocess
 
-    for app in hooks if isinstance(hooks, dict) else ():
+    # App names come from the installed manifest: only valid ones (read_manifest_hooks
+    # drops the rest) make an app id, passed as one argument, never through a shell.
+    for app in read_manifest_hooks(db, package, version):
         result = subprocess.run([tool, f"{package}_{app}_{version}"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if result.returncode == 0:

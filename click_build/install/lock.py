@@ -6,50 +6,54 @@ while readers (list, pkgdir, info) never wait: they only follow links that
 are flipped atomically.  Temporary trees and links live in ``ROOT/.click/tmp``,
 which the original tool never reads; whatever a killed writer left there is
 removed by the next writer, before it does anything else.
+
+A hook link outside the database that must be replaced on another file
+system cannot be made in the scratch area; its temporary twin is made beside
+it, and its path is first written to ``tmp/outside-links`` so that the next
+writer removes it if this one is killed in between.
+
+The lock holds the open directories (:class:`~.fs.Dir`) every write goes
+through: the root, ``.click`` and ``.click/tmp``, each refused if it is a
+symbolic link.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import time
+import stat
 
-from ..errors import InstallError
-from .fs import chown_to, makedirs, remove_tree, sorted_entries
+from ..errors import ClickError, InstallError
+from .fs import Dir, chown_to, makedirs, refused
+from .names import temp_name
 
 __all__ = ["DatabaseLock"]
 
+_JOURNAL = "outside-links"
+_LOCK_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
 
 class DatabaseLock:
-    """``with DatabaseLock(root, owner) as lock:`` -- exclusive access to one database."""
+    """``with DatabaseLock(root, owner) as lock:`` -- exclusive access to one database.
 
-    def __init__(self, root: str, owner: tuple[int, int] | None = None) -> None:
+    ``create=False``: a database that does not exist yet is left alone (the
+    lock is then inert and :attr:`root_dir` is None).
+    """
+
+    def __init__(self, root: str, owner: tuple[int, int] | None = None,
+                 create: bool = True) -> None:
         self.root = root
         self.owner = owner
-        self.admin = os.path.join(root, ".click")
-        self.tmp: str | None = os.path.join(self.admin, "tmp")
+        self.create = create
+        self.root_dir: Dir | None = None
+        self.admin: Dir | None = None
+        self.tmp: Dir | None = None
         self._fd = -1
+        self._journal = -1
 
     def __enter__(self) -> DatabaseLock:
-        if os.path.islink(self.admin) or os.path.islink(self.tmp or ""):
-            raise InstallError(f"{self.admin} is a symbolic link; refusing to write through it")
         try:
-            makedirs(self.admin, self.owner)
-            lock = os.path.join(self.admin, "lock")
-            try:
-                self._fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
-                                   0o644)
-                chown_to(lock, self.owner)
-            except PermissionError:  # a user registering in a shared database
-                self._fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
-            tmp = os.path.join(self.admin, "tmp")
-            if not os.access(self.admin, os.W_OK):
-                self.tmp = None
-            elif not os.path.isdir(tmp):
-                makedirs(tmp, self.owner)
-            else:
-                self.clean()
+            self._open()
         except PermissionError as e:
             self.close()
             raise InstallError(
@@ -61,29 +65,121 @@ class DatabaseLock:
             raise
         return self
 
+    def _open(self) -> None:
+        root = Dir.open_root(self.root)
+        if root is None:
+            if not self.create:
+                return
+            makedirs(self.root, self.owner)
+            root = Dir.open_root(self.root)
+            if root is None:
+                raise InstallError(f"database root {self.root} vanished while it was created")
+        self.root_dir = root
+        if not self.create and not root.is_dir(".click"):
+            admin = root.open(".click")  # refuses a link; None if absent: nothing to lock
+            if admin is None:
+                return
+            self.admin = admin
+        else:
+            self.admin = root.ensure(".click", self.owner)
+        self._fd = self._open_lock(self.admin)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        if os.access(".", os.W_OK, dir_fd=self.admin.fd):
+            self.tmp = self.admin.ensure("tmp", self.owner)
+            self.clean()
+            # Opened now: hooks may need it while working as another user.
+            self._journal = os.open(_JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                    | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.tmp.fd)
+
+    def _open_lock(self, admin: Dir) -> int:
+        try:
+            fd = os.open("lock", os.O_RDWR | os.O_CREAT | _LOCK_FLAGS, 0o644, dir_fd=admin.fd)
+            chown_to("lock", self.owner, admin.fd)
+        except PermissionError:  # a user registering in a shared database
+            fd = os.open("lock", os.O_RDONLY | _LOCK_FLAGS, dir_fd=admin.fd)
+        except OSError:
+            st = admin.lstat("lock")
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                raise refused(admin.join("lock"), st.st_mode, "a file") from None
+            raise
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise refused(admin.join("lock"), mode, "a file")
+        return fd
+
+    # -- the scratch area ------------------------------------------------------------
+
     def clean(self) -> None:
         """Remove what earlier, killed writers left in the scratch area."""
-        if self.tmp is not None:
-            for name in sorted_entries(self.tmp):
-                remove_tree(os.path.join(self.tmp, name))
+        if self.tmp is None:
+            return
+        self._sweep_outside_links()
+        for name in self.tmp.entries():
+            self.tmp.remove(name)
 
     def scratch_dir(self, label: str) -> str:
         """A new empty directory in the scratch area (same file system as the database)."""
+        tmp = self.writable_tmp()
+        for _ in range(100):
+            name = temp_name(label)
+            try:
+                os.mkdir(name, 0o755, dir_fd=tmp.fd)
+            except FileExistsError:
+                continue
+            os.chmod(name, 0o755, dir_fd=tmp.fd)  # whatever the umask
+            return name
+        raise InstallError(f"cannot create a scratch directory in {tmp.path}")
+
+    def writable_tmp(self) -> Dir:
         if self.tmp is None:
             raise InstallError(f"cannot write to the database {self.root}; run as root, "
                                "or pass --root DIR for a database you own")
-        # We hold the lock, so pid + clock cannot collide; no tempfile/random import.
-        for attempt in range(100):
-            path = os.path.join(self.tmp, f"{label}.{os.getpid()}.{time.monotonic_ns()}.{attempt}")
+        return self.tmp
+
+    def note_outside_link(self, user: str | None, path: str) -> bool:
+        """Record a temporary link about to be made outside the database; False if we cannot."""
+        if self._journal < 0:
+            return False
+        record = os.fsencode(user or "") + b"\0" + os.fsencode(path) + b"\0"
+        os.write(self._journal, record)
+        return True
+
+    def _sweep_outside_links(self) -> None:
+        """Remove the temporary links outside the database that a writer recorded."""
+        assert self.tmp is not None
+        if self._journal >= 0:
+            os.close(self._journal)
+            self._journal = -1
+        try:
+            raw = self.tmp.read(_JOURNAL, 1 << 24)
+        except FileNotFoundError:
+            return
+        except (OSError, InstallError):
+            raw = b""  # not ours: removed with the rest of the scratch area
+        fields = raw.split(b"\0")
+        from .identity import as_user
+        from .links import remove_stale_temp
+
+        for user, path in zip(fields[0::2], fields[1::2]):
             try:
-                os.mkdir(path, 0o755)
-            except FileExistsError:
-                continue
-            os.chmod(path, 0o755)  # whatever the umask
-            return path
-        raise InstallError(f"cannot create a scratch directory in {self.tmp}")
+                with as_user(os.fsdecode(user) or None):
+                    remove_stale_temp(os.fsdecode(path))
+            except (OSError, ClickError):
+                continue  # gone, or its user is: nothing of ours is left there
+        self.tmp.unlink(_JOURNAL)
+
+    # -- lifetime --------------------------------------------------------------------
 
     def close(self) -> None:
+        if self.tmp is not None and self.tmp.fd >= 0 and self._journal >= 0:
+            try:
+                self._sweep_outside_links()  # normally nothing is left: just the journal
+            except OSError:
+                pass
+        for d in (self.tmp, self.admin, self.root_dir):
+            if d is not None:
+                d.close()
         if self._fd >= 0:
             os.close(self._fd)  # releases the flock
             self._fd = -1

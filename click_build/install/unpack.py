@@ -39,22 +39,45 @@ class Unpacker:
     # -- directory fds -----------------------------------------------------------
 
     def _dir_fd(self, path: str) -> int:
-        """fd of an already created directory of the tree ("" is the root)."""
+        """fd of an already created directory of the tree ("" is the root).
+
+        Walks down from the deepest directory still open, without recursion,
+        keeping at most ``_MAX_OPEN_DIRS`` descriptors however deep the tree.
+        """
         if not path:
             return self.root_fd
         fd = self._fds.get(path)
-        if fd is None:
-            if len(self._fds) >= _MAX_OPEN_DIRS:
-                self._close_fds()
-            parent, name = posixpath.split(path)
-            parent_fd = self._dir_fd(parent)
-            try:
-                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-            except FileNotFoundError:  # implied by a deeper path, not in the archive
-                os.mkdir(name, 0o755, dir_fd=parent_fd)
-                fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-            self._fds[path] = fd
-        return fd
+        if fd is not None:
+            return fd
+        base, rest = self.root_fd, path
+        cut = len(path)
+        while True:
+            cut = path.rfind("/", 0, cut)
+            if cut < 0:
+                break
+            cached = self._fds.get(path[:cut])
+            if cached is not None:
+                base, rest = cached, path[cut + 1:]
+                break
+        current, opened = base, []
+        try:
+            for name in rest.split("/"):
+                try:
+                    current = os.open(name, _DIR_FLAGS, dir_fd=current)
+                except FileNotFoundError:  # implied by a deeper path, not in the archive
+                    os.mkdir(name, 0o755, dir_fd=current)
+                    current = os.open(name, _DIR_FLAGS, dir_fd=current)
+                opened.append(current)
+        except BaseException:
+            for fd in opened:
+                os.close(fd)
+            raise
+        for intermediate in opened[:-1]:
+            os.close(intermediate)
+        if len(self._fds) >= _MAX_OPEN_DIRS:
+            self._close_fds()  # after the walk: ``base`` may be one of them
+        self._fds[path] = current
+        return current
 
     def _close_fds(self) -> None:
         for fd in self._fds.values():
@@ -101,9 +124,13 @@ class Unpacker:
 
     def hardlink(self, entry: DataEntry) -> None:
         src_fd, src_name = self._place(entry.target)
-        dst_fd, dst_name = self._place(entry.path)
-        os.link(src_name, dst_name, src_dir_fd=src_fd, dst_dir_fd=dst_fd,
-                follow_symlinks=False)
+        src_fd = os.dup(src_fd)  # placing the link may close the cached descriptors
+        try:
+            dst_fd, dst_name = self._place(entry.path)
+            os.link(src_name, dst_name, src_dir_fd=src_fd, dst_dir_fd=dst_fd,
+                    follow_symlinks=False)
+        finally:
+            os.close(src_fd)
         self.listing.append("/" + entry.path)
 
     def finish(self) -> None:

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import os
 import pwd
+import stat
 
 from ..errors import InstallError
 from .database import Database
-from .fs import atomic_symlink, chown_to, is_symlink, makedirs, read_link, sorted_entries
+from .fs import Dir, Tampered, refused
+from .names import check_package, check_user, component_problem, version_from_target
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from .lock import DatabaseLock
 
 __all__ = [
     "ALL_USERS",
@@ -37,6 +44,15 @@ def users_dir(root: str, user: str | None = None) -> str:
     return top if user is None else os.path.join(top, user)
 
 
+def _open_users(db: Database, root: str, user: str | None = None) -> Dir | None:
+    """``ROOT/.click/users[/USER]``, open; None if absent; a planted link is refused."""
+    top = db.root_dir(root)
+    if top is None:
+        return None
+    parts = (".click", "users") if user is None else (".click", "users", user)
+    return top.open(*parts)
+
+
 def current_user_name() -> str:
     """The caller's account name (as GLib's ``g_get_user_name``)."""
     try:
@@ -46,29 +62,33 @@ def current_user_name() -> str:
 
 
 def user_names(db: Database) -> list[str]:
-    """Users with a registration directory, bottom database first; gone users skipped."""
+    """Users with a registration directory, bottom database first; gone users skipped.
+
+    A name that could not be a user (``evil\n``) is skipped; a registration
+    directory that is a link is refused, naming it.
+    """
     names: list[str] = []
     for root in db.roots:
-        top = users_dir(root)
-        for entry in sorted_entries(top):
-            if entry in names:
-                continue
-            if not entry.startswith("@"):
-                try:
-                    pwd.getpwnam(entry)
-                except KeyError:
+        top = _open_users(db, root)
+        if top is None:
+            continue
+        with top:
+            for entry in top.entries():
+                if entry in names or component_problem(entry) is not None:
                     continue
-            if os.path.isdir(os.path.join(top, entry)):
-                names.append(entry)
+                if not entry.startswith("@"):
+                    try:
+                        pwd.getpwnam(entry)
+                    except KeyError:
+                        continue
+                st = top.lstat(entry)
+                if st is None:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    raise refused(top.join(entry), st.st_mode)
+                if stat.S_ISDIR(st.st_mode):
+                    names.append(entry)
     return names
-
-
-def _valid_link(path: str) -> str | None:
-    """The target of a registration link, or None if absent or a pseudo-version."""
-    target = read_link(path)
-    if target is None or target.startswith("@"):
-        return None
-    return target
 
 
 class Registry:
@@ -76,7 +96,7 @@ class Registry:
 
     def __init__(self, db: Database, name: str | None = None) -> None:
         self.db = db
-        self.name = name if name is not None else current_user_name()
+        self.name = check_user(name if name is not None else current_user_name())
 
     @classmethod
     def for_all_users(cls, db: Database) -> Registry:
@@ -91,10 +111,11 @@ class Registry:
         return users_dir(self.db.overlay, self.name)
 
     def _lookup(self, package: str, ignore: str | None = None) -> tuple[str, str]:
-        """(link path, target) of the registration that applies, or an error.
+        """(link path, version) of the registration that applies, or an error.
 
         ``ignore``: a link path to treat as absent.
         """
+        check_package(package)
         for root in reversed(self.db.roots):
             candidates = [(self.name, "user " + self.name)]
             if self.name != ALL_USERS:
@@ -103,15 +124,23 @@ class Registry:
                 path = os.path.join(users_dir(root, owner), package)
                 if path == ignore:
                     continue
-                target = _valid_link(path)
-                if target is not None:
-                    return path, target
-                if is_symlink(path):
+                directory = _open_users(self.db, root, owner)
+                if directory is None:
+                    continue
+                with directory:
+                    target = directory.readlink(package)
+                if target is None:
+                    continue
+                if target.startswith("@"):
                     raise InstallError(f"{package} is hidden for {who}")
+                version = version_from_target(target)
+                if version is None:
+                    raise InstallError(f"{path} -> {target} does not name a version")
+                return path, version
         raise InstallError(f"{package} does not exist in any database for user {self.name}")
 
     def get_version(self, package: str) -> str:
-        return os.path.basename(self._lookup(package)[1])
+        return self._lookup(package)[1]
 
     def get_path(self, package: str) -> str:
         return self._lookup(package)[0]
@@ -119,6 +148,8 @@ class Registry:
     def has_package_name(self, package: str) -> bool:
         try:
             self._lookup(package)
+        except Tampered:
+            raise
         except InstallError:
             return False
         return True
@@ -131,34 +162,41 @@ class Registry:
         for root in reversed(self.db.roots):
             owners = [self.name] if self.name == ALL_USERS else [self.name, ALL_USERS]
             for owner in owners:
-                directory = users_dir(root, owner)
-                for entry in sorted_entries(directory):
-                    if entry in seen or entry in hidden:
-                        continue
-                    path = os.path.join(directory, entry)
-                    if _valid_link(path) is not None:
-                        seen.add(entry)
-                        names.append(entry)
-                    elif is_symlink(path):
-                        hidden.add(entry)
+                directory = _open_users(self.db, root, owner)
+                if directory is None:
+                    continue
+                with directory:
+                    for entry in directory.entries():
+                        if entry in seen or entry in hidden or component_problem(entry):
+                            continue
+                        target = directory.readlink(entry)
+                        if target is None:
+                            continue
+                        if target.startswith("@"):
+                            hidden.add(entry)
+                        else:
+                            seen.add(entry)
+                            names.append(entry)
         return names
 
+    def _overlay_target(self, owner: str, package: str) -> str | None:
+        directory = _open_users(self.db, self.db.overlay, owner)
+        if directory is None:
+            return None
+        with directory:
+            return directory.readlink(package)
+
     def is_removable(self, package: str) -> bool:
-        path = os.path.join(self.overlay_dir, package)
-        if os.path.exists(path):
-            return True
-        if is_symlink(path):
-            return False
-        path = os.path.join(users_dir(self.db.overlay, ALL_USERS), package)
-        if _valid_link(path) is not None:
-            return True
-        if is_symlink(path):
-            return False
+        for owner in (self.name, ALL_USERS):
+            target = self._overlay_target(owner, package)
+            if target is not None:
+                version = version_from_target(target)
+                return version is not None and self.db.has_package_version(package, version)
         return self.has_package_name(package)
 
     def get_manifest(self, package: str) -> dict[str, object]:
-        path, target = self._lookup(package)
-        manifest = self.db.get_manifest(package, os.path.basename(target))
+        path, version = self._lookup(package)
+        manifest = self.db.get_manifest(package, version)
         manifest["_directory"] = path
         manifest["_removable"] = 1 if self.is_removable(package) else 0
         return manifest
@@ -170,21 +208,23 @@ class Registry:
         for package in self.package_names():
             try:
                 out.append(self.get_manifest(package))
+            except Tampered:
+                raise  # a planted link is an error, not a broken entry
             except InstallError as e:
                 _console.warn(str(e))
         return out
 
     # -- writes (caller holds the database lock) -------------------------------
 
-    def _ensure_dir(self, owners: tuple[int, int] | None) -> str:
-        """Create ``users/NAME`` in the overlay, owned as the original does."""
-        directory = self.overlay_dir
-        if not os.path.isdir(directory):
-            makedirs(os.path.dirname(directory), owners)
-            os.mkdir(directory, 0o755)
+    def _ensure_dir(self, lock: DatabaseLock, owners: tuple[int, int] | None) -> Dir:
+        """``users/NAME`` in the overlay, created and owned as the original does."""
+        if lock.admin is None:
+            raise InstallError(f"cannot write to the database {self.db.overlay}")
+        with lock.admin.ensure("users", owners) as top:
+            directory = top.ensure(self.name)
         ids = self._ids()
-        if ids is not None and os.stat(directory).st_uid != ids[0]:
-            chown_to(directory, ids)  # also repairs one a killed run left to root
+        if ids is not None and os.fstat(directory.fd).st_uid != ids[0]:
+            os.fchown(directory.fd, ids[0], ids[1])  # also repairs one a killed run left to root
         return directory
 
     def _ids(self) -> tuple[int, int] | None:
@@ -204,33 +244,35 @@ class Registry:
             except KeyError:
                 raise InstallError(f"user {self.name!r} does not exist") from None
 
-    def set_link(self, package: str, version: str, tmp_dir: str,
+    def set_link(self, package: str, version: str, lock: DatabaseLock,
                  owners: tuple[int, int] | None) -> None:
         """Register ``version`` (it must be unpacked); no hooks run here."""
         target = self.db.get_path(package, version)
-        directory = self._ensure_dir(owners)
-        path = os.path.join(directory, package)
-        if _valid_link(path) is not None:
-            # As the original: our own link goes if a lower layer already says the
-            # same; unlike it, the link is never missing in between.
-            try:
-                beneath = os.path.basename(self._lookup(package, ignore=path)[1])
-            except InstallError:
-                beneath = None
-            if beneath == version:
-                os.unlink(path)
-                return
-        atomic_symlink(target, path, tmp_dir, self._ids())
+        with self._ensure_dir(lock, owners) as directory:
+            path = directory.join(package)
+            current = directory.readlink(package)
+            if current is not None and not current.startswith("@"):
+                # As the original: our own link goes if a lower layer already says the
+                # same; unlike it, the link is never missing in between.
+                try:
+                    beneath: str | None = self._lookup(package, ignore=path)[1]
+                except InstallError:
+                    beneath = None
+                if beneath == version:
+                    directory.unlink(package)
+                    return
+            directory.replace_link(target, package, lock.tmp, self._ids())
 
-    def remove_link(self, package: str, tmp_dir: str,
-                    owners: tuple[int, int] | None) -> str:
+    def remove_link(self, package: str, lock: DatabaseLock,
+                    owners: tuple[int, int] | None) -> str | None:
         """Drop the registration (or hide a lower layer's); returns the old version."""
-        path = os.path.join(self.overlay_dir, package)
-        target = _valid_link(path)
-        if target is not None:
-            os.unlink(path)
-            return os.path.basename(target)
+        check_package(package)
+        target = self._overlay_target(self.name, package)
+        if target is not None and not target.startswith("@"):
+            with self._ensure_dir(lock, owners) as directory:
+                directory.unlink(package)
+            return version_from_target(target)
         old = self.get_version(package)
-        self._ensure_dir(owners)
-        atomic_symlink(HIDDEN, path, tmp_dir, self._ids())
+        with self._ensure_dir(lock, owners) as directory:
+            directory.replace_link(HIDDEN, package, lock.tmp, self._ids())
         return old

@@ -3,7 +3,7 @@
 ``review_package(path)`` opens a .click, checks its control data and manifest,
 streams its data archive once through the core audit (keeping only ELF
 headers, modes and the few small files that hooks name), then runs the lint,
-desktop, security and hook checks.  Each :class:`Finding` carries a stable
+desktop, security, hook and QML checks.  Each :class:`Finding` carries a stable
 check id (documented in docs/review.md), a severity, the file and a hint that
 says what to change.
 """
@@ -54,7 +54,7 @@ def review_package(
     from ..errors import PackageError
     from ..frameworks import frameworks_dir as default_frameworks_dir
     from ..package import open_click
-    from . import desktop, hooks, lint, security
+    from . import desktop, hooks, lint, qml, security
     from ._collect import collect
 
     with open_click(path) as pkg:
@@ -86,6 +86,7 @@ def review_package(
             desktop.check(ctx)
             security.check(ctx)
             hooks.check(ctx)
+            qml.check(ctx)
     return sorted(ctx.report.findings, key=Finding.sort_key)
 
 

@@ -5,7 +5,8 @@ Nothing is kept per member: the audit's index answers what kind a path is
 (8 bytes a path), findings that list paths keep the first few and a count
 (:class:`Sample`), and the bytes kept are those of the few small files the
 checks parse (desktop entries, AppArmor and hook JSON), within a total cap.
-ELF headers are read from the first chunk of each file, which is read anyway.
+ELF headers are read from the first chunk of each file, which is read anyway;
+QML files and compiled code are read line by line (:mod:`.qml`) as they pass.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .. import _console
 from ..deb822 import whole_number
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
 from ._elf import HEADER_SIZE, ElfInfo, parse_elf_header
+from .qml import QSETTINGS, QmlFacts, QmlScanner
 
 __all__ = ["MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "Collected", "Sample", "collect"]
 
@@ -30,6 +32,7 @@ _QT = re.compile(rb"Qt_([0-9]{1,2})\.([0-9]{1,2})(?![0-9])")
 _QT_TAIL = 8
 _SHOWN = 5  # paths a finding names
 _KEPT_ELF = 4096  # ELF facts kept by path, for hard links to them
+_KEPT_QML = 4096  # QML facts kept by path, likewise
 _KEPT_FOLDERS = 1024  # reported folders whose contents are not reported again
 _KEPT_TRIPLETS = 256  # lib/<triplet>/bin folders
 
@@ -55,12 +58,18 @@ class Sample:
     def __bool__(self) -> bool:
         return self.count > 0
 
+    def listing(self) -> str:
+        """The first paths, and how many more."""
+        more = self.count - len(self.paths)
+        return ", ".join(self.paths) + (f" and {more} more" if more > 0 else "")
+
 
 class Collected:
     """What the review knows about the data tree after the pass."""
 
-    def __init__(self, scan: ScanResult) -> None:
+    def __init__(self, scan: ScanResult, package_name: str = "") -> None:
         self.scan = scan
+        self.package_name = package_name
         self.world_writable = Sample()
         self.code = Sample(ordered=True)  # ELF files with code
         self.machines: dict[str, tuple[frozenset[str], Sample]] = {}  # code, by machine
@@ -70,7 +79,14 @@ class Collected:
         self.lib_triplets: set[str] = set()  # X of lib/X/bin/NAME files
         self.contents: dict[str, bytes] = {}
         self.too_large: set[str] = set()
+        self.uses_qsettings = False  # some compiled code names QSettings
+        self.lomiri = Sample(ordered=True)  # QML files that import Lomiri modules
+        self.mainviews = Sample(ordered=True)  # QML files with a MainView
+        self.named = Sample(ordered=True)  # those that set an applicationName: "PATH ('NAME')"
+        self.named_paths = Sample(ordered=True)  # and their paths
+        self.name_matches = False  # some MainView's applicationName is the package name
         self._elf: dict[str, tuple[ElfInfo, tuple[int, int] | None]] = {}
+        self._qml: dict[str, QmlFacts] = {}
         self._flagged: set[str] = set()
 
     def resolve(self, path: str) -> str | None:
@@ -113,6 +129,20 @@ class Collected:
         group[1].add(path)
         if qt is not None:
             self.qt.setdefault(qt, Sample(ordered=True)).add(path)
+
+    def add_qml(self, path: str, facts: QmlFacts) -> None:
+        if len(self._qml) < _KEPT_QML:
+            self._qml[path] = facts
+        if facts.imports_lomiri:
+            self.lomiri.add(path)
+        if not facts.has_mainview:
+            return
+        self.mainviews.add(path)
+        names = facts.application_names
+        if names:
+            self.named.add(f"{path} ({names[-1]!r})")
+            self.named_paths.add(path)
+            self.name_matches = self.name_matches or self.package_name in names
 
     def note(self, path: str, is_dir: bool, elf: ElfInfo | None = None) -> None:
         """Version-control data and build leftovers, folders reported once."""
@@ -169,19 +199,30 @@ class _Sink:
             out.too_large.add(entry.path)
             keep = False
         newest = None
-        if keep or (elf is not None and elf.is_code):
+        code = elf is not None and elf.is_code
+        qml = QmlScanner() if entry.path.endswith(".qml") else None
+        if keep or code or qml is not None:
             parts, qt, tail = [first], set(_QT.findall(first)), first[-_QT_TAIL:]
+            settings = code and QSETTINGS in first
+            if qml is not None:
+                qml.feed(first)
             for chunk in chunks:
                 if keep:
                     parts.append(chunk)
-                if elf is not None:
+                if code:
                     qt.update(_QT.findall(tail + chunk))
+                    settings = settings or QSETTINGS in tail + chunk
                     tail = chunk[-_QT_TAIL:]
+                if qml is not None:
+                    qml.feed(chunk)
             if keep:
                 out.contents[entry.path] = b"".join(parts)
                 self.kept += entry.size
-            if elf is not None and qt:
+            if code and qt:
                 newest = max((int(a), int(b)) for a, b in qt)
+            out.uses_qsettings = out.uses_qsettings or settings
+            if qml is not None:
+                out.add_qml(entry.path, qml.close())
         if elf is not None:
             out.add_elf(entry.path, elf, newest)
         if self.progress is not None:
@@ -198,6 +239,9 @@ class _Sink:
         out.note(entry.path, False, known[0] if known else None)
         if known is not None:
             out.add_elf(entry.path, *known)
+        facts = out._qml.get(entry.target)
+        if facts is not None and entry.path.endswith(".qml"):
+            out.add_qml(entry.path, facts)
 
 
 class _Capture:
@@ -231,7 +275,7 @@ def collect(pkg: ClickPackage, wanted: set[str]) -> Collected:
     :class:`PackageError` when the core audit refuses the data.
     """
     total = whole_number(pkg.field("Installed-Size") or "0") or 0
-    out = Collected(ScanResult())
+    out = Collected(ScanResult(), pkg.name)
     with _console.Progress("KiB reviewed", total) as progress:
         out.scan = scan_data(pkg, _Sink(out, wanted, progress), index=True)
     # A hook may name a link; read what it points to if the pass skipped it.

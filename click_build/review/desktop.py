@@ -211,7 +211,8 @@ class _Checker:
         if style is None:
             self.add("desktop.exec-missing",
                      f"Exec starts {program!r}, which is neither in the package nor a launcher "
-                     "that Ubuntu Touch ships",
+                     "known to ship with Ubuntu Touch: the app does not start unless the "
+                     "system has it",
                      "ship the program in the package (at its root or in lib/<triplet>/bin) or "
                      f"start the app with a launcher: {', '.join(sorted(LAUNCHERS))}")
             return

@@ -44,6 +44,8 @@ CHECKS: dict[str, Check] = {
     "lint.manifest-field": _c("error", "a manifest field is missing or malformed"),
     "lint.manifest-key": _c("error", "a manifest key the stores do not accept"),
     "lint.maintainer": _c("error", "maintainer is missing or has no e-mail address"),
+    "lint.description-missing": _c("error", "the manifest has no description"),
+    "lint.description-short": _c("warning", "the description is shorter than the app's name"),
     "lint.installed-size": _c("error", "installed-size is missing, malformed or inconsistent"),
     "lint.framework-unknown": _c("error", "the framework is not an Ubuntu Touch framework"),
     "lint.framework-obsolete": _c("error", "the framework is obsolete"),
@@ -64,7 +66,7 @@ CHECKS: dict[str, Check] = {
     "lint.hook-missing-apparmor": _c("error", "an app has no apparmor hook"),
     "lint.hook-missing-desktop": _c("error", "a graphical app has no desktop hook"),
     "lint.hook-unknown": _c("error", "a hook name no system knows"),
-    "lint.hook-review": _c("warning", "a hook the stores review by hand"),
+    "lint.hook-review": _c("error", "a hook the stores review by hand"),
     "lint.hook-exclusive": _c("error", "one app uses hooks that exclude each other"),
     "lint.vcs": _c("warning", "version-control files are inside the package"),
     "lint.build-leftover": _c("warning", "build leftovers are inside the package"),
@@ -75,7 +77,7 @@ CHECKS: dict[str, Check] = {
     "desktop.touch": _c("error", "X-Lomiri-Touch is not true"),
     "desktop.path-key": _c("error", "the desktop file sets Path"),
     "desktop.exec-absolute": _c("error", "Exec names an absolute path"),
-    "desktop.exec-missing": _c("error", "Exec names a program that is neither in the package "
+    "desktop.exec-missing": _c("warning", "Exec names a program that is neither in the package "
                                         "nor a known launcher"),
     "desktop.exec-not-executable": _c("error", "Exec names a file without execute permission"),
     "desktop.exec-arg-missing": _c("error", "a file Exec passes to its launcher is missing"),
@@ -89,14 +91,18 @@ CHECKS: dict[str, Check] = {
     "security.policy-mismatch": _c("error", "the policy version does not match the framework"),
     "security.policy-group-unknown": _c("error", "a policy group the policy version lacks"),
     "security.policy-group-duplicate": _c("error", "a policy group is listed twice"),
-    "security.policy-group-reserved": _c("warning", "a reserved policy group (manual review)"),
+    "security.policy-group-reserved": _c("error", "a reserved policy group (manual review)"),
     "security.debug": _c("error", "the 'debug' policy group"),
     "security.template-unknown": _c("error", "a template the policy version lacks"),
-    "security.template-unconfined": _c("warning", "the 'unconfined' template (manual review)"),
+    "security.template-unconfined": _c("error", "the 'unconfined' template (manual review)"),
     "security.template-redundant": _c("warning", "a template that is the default anyway"),
     "security.template-groups": _c("error", "policy groups the template does not allow"),
-    "security.redflag-field": _c("warning", "a field the stores review by hand"),
+    "security.redflag-field": _c("error", "a field the stores review by hand"),
     "security.ignored-field": _c("warning", "a field AppArmor ignores"),
+    # qml: the app's QML files
+    "qml.lomiri-framework": _c("error", "Lomiri QML modules on a framework without them"),
+    "qml.application-name": _c("warning", "the MainView's applicationName is not the package "
+                                          "name"),
     # hooks: url-dispatcher, content-hub, push-helper and accounts JSON
     "hooks.unreadable": _c("error", "a hook's JSON file cannot be parsed"),
     "hooks.missing-key": _c("error", "a hook's JSON lacks a required key"),

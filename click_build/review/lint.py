@@ -57,7 +57,6 @@ LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTe
                      "*.pro.user", "CMakeLists.txt.user", "*.click")
 _VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
 _LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
-_SHOWN = 5
 _FIELD_HINTS = {
     "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
             "e.g. 'myapp.yourname'",
@@ -73,9 +72,7 @@ _FIELD_HINTS = {
 
 
 def _listing(paths: Sample) -> str:
-    shown = ", ".join(paths.paths[:_SHOWN])
-    more = paths.count - min(_SHOWN, len(paths.paths))
-    return shown + (f" and {more} more" if more > 0 else "")
+    return paths.listing()
 
 
 def _click_version_ok(value: str) -> bool:
@@ -183,6 +180,7 @@ def check_manifest(ctx: Context) -> None:
                "not a manifest field")
         add("lint.manifest-key", "manifest", f"{key}: the stores reject this key ({why})",
             "rename it to the field you meant, or prefix your own keys with 'x-'")
+    _check_description(ctx)
     icon = ctx.manifest.get("icon")
     if isinstance(icon, str) and icon.startswith("/"):
         add("lint.manifest-field", "manifest",
@@ -201,6 +199,25 @@ def check_manifest(ctx: Context) -> None:
         add("lint.no-apps", "manifest", "declares no apps: there is nothing to launch",
             "add \"hooks\": {\"myapp\": {\"desktop\": \"myapp.desktop\", \"apparmor\": "
             "\"myapp.apparmor\"}}")
+
+
+def _check_description(ctx: Context) -> None:
+    """The stores require a description (optional in the format) longer than the
+    last part of the package name (click-reviewers-tools' description_present and
+    description checks)."""
+    add = ctx.report.add
+    if "description" not in ctx.manifest:
+        add("lint.description-missing", "manifest",
+            "has no description; the stores require one",
+            "add a one-line \"description\" of what the app does to manifest.json")
+        return
+    description, name = ctx.manifest["description"], ctx.manifest.get("name")
+    if isinstance(description, str) and isinstance(name, str):
+        base = name.split(".")[-1]
+        if len(description) < len(base):
+            add("lint.description-short", "manifest",
+                f"description {description!r} is shorter than {base!r}; the stores warn",
+                "describe what the app does in a sentence")
 
 
 def check_frameworks(ctx: Context) -> None:

@@ -2,9 +2,12 @@
  * The main view of the app: QML draws it, Python (src/) does the work.
  *
  * MainView's applicationName is the package name: Ubuntu Touch uses it for the
- * app's data and cache folders and as the gettext domain of i18n.tr().
+ * app's data and cache folders and as the gettext domain of i18n.tr(), whose
+ * translations the build compiles from po/*.po (see README.md); the Python side
+ * uses the same domain and folder with gettext.
  */
 import QtQuick 2.12
+import QtQuick.Window 2.2
 import Lomiri.Components 1.3
 import io.thp.pyotherside 1.4
 
@@ -17,16 +20,18 @@ MainView {
     width: units.gu(45)
     height: units.gu(75)
 
-    property string pythonVersion: ""
+    property string greeting: ""
     property int words: 0
     property int characters: 0
 
     Page {
+        id: page
         anchors.fill: parent
+        title: i18n.tr({{ cookiecutter.title | tojson }})
 
         header: PageHeader {
             id: header
-            title: i18n.tr({{ cookiecutter.title | tojson }})
+            title: page.title
         }
 
         Column {
@@ -43,8 +48,7 @@ MainView {
                 width: parent.width
                 wrapMode: Text.WordWrap
                 textSize: Label.Large
-                text: root.pythonVersion ? i18n.tr("Hello from Python %1!").arg(root.pythonVersion)
-                                         : i18n.tr("Starting Python…")
+                text: root.greeting || i18n.tr("Starting Python…")
             }
 
             TextField {
@@ -79,12 +83,20 @@ MainView {
             addImportPath(Qt.resolvedUrl("../lib/python3/dist-packages"));
             addImportPath(Qt.resolvedUrl("../src"));
             importModule({{ cookiecutter.__module | tojson }}, function() {
-                call({{ (cookiecutter.__module ~ ".python_version") | tojson }}, [], function(version) {
-                    root.pythonVersion = version;
+                call({{ (cookiecutter.__module ~ ".greeting") | tojson }}, [], function(text) {
+                    root.greeting = text;
                 });
             });
         }
 
         onError: console.log("Python error: " + traceback)
+    }
+
+    // The window's title (shown in windowed mode): the page's, in the user's language.
+    Binding {
+        target: root.Window.window
+        property: "title"
+        value: page.title
+        when: root.Window.window !== null
     }
 }

@@ -4,7 +4,7 @@
 
 import re
 
-from {{ cookiecutter.__module }} import describe, python_version
+from {{ cookiecutter.__module }} import describe, greeting, python_version
 
 
 def test_describe_counts_words_and_characters():
@@ -14,3 +14,8 @@ def test_describe_counts_words_and_characters():
 
 def test_python_version_is_dotted():
     assert re.match(r"^3\.\d+\.\d+", python_version())
+
+
+def test_greeting_names_the_python():
+    # No APP_DIR here, so no translations: the text as written in the code.
+    assert greeting() == "Hello from Python " + python_version() + "!"

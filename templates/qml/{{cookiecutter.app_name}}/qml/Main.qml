@@ -2,9 +2,11 @@
  * The main view of the app.
  *
  * MainView's applicationName is the package name: Ubuntu Touch uses it for the
- * app's data and cache folders and as the gettext domain of i18n.tr().
+ * app's data and cache folders and as the gettext domain of i18n.tr(), whose
+ * translations the build compiles from po/*.po (see README.md).
  */
 import QtQuick 2.12
+import QtQuick.Window 2.2
 import Lomiri.Components 1.3
 
 MainView {
@@ -19,11 +21,13 @@ MainView {
     property int taps: 0
 
     Page {
+        id: page
         anchors.fill: parent
+        title: i18n.tr({{ cookiecutter.title | tojson }})
 
         header: PageHeader {
             id: header
-            title: i18n.tr({{ cookiecutter.title | tojson }})
+            title: page.title
         }
 
         Column {
@@ -53,5 +57,13 @@ MainView {
                 onClicked: root.taps += 1
             }
         }
+    }
+
+    // The window's title (shown in windowed mode): the page's, in the user's language.
+    Binding {
+        target: root.Window.window
+        property: "title"
+        value: page.title
+        when: root.Window.window !== null
     }
 }

@@ -1,0 +1,129 @@
+"""``click-build run``: build, install privately and start an app as the phone would.
+
+A project is built first (:func:`.project.build_project`), the package is
+installed into a private database (:mod:`.private`), and the app's desktop
+file is turned into a command and an environment the way the Ubuntu Touch
+launcher does it (:mod:`.launcher`); :mod:`.process` runs it, or, for an HTML5
+app without a web runner, :mod:`.webserve` serves its pages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .. import _console
+from ..errors import ConfigError, RunError
+from .launcher import LaunchPlan
+
+__all__ = ["Prepared", "parse_env_pairs", "prepare", "render_shell", "start"]
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    plan: LaunchPlan
+    app_id: str
+    triplet: str
+
+
+def parse_env_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """``--env K=V`` values; a bad one is a one-line error."""
+    env: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not _ENV_NAME.fullmatch(name):
+            raise ConfigError(f"--env {pair!r}: expected NAME=VALUE with a variable name "
+                              "of letters, digits and '_'")
+        env[name] = value
+    return env
+
+
+def host_triplet() -> str:
+    from ..backend.elf import ARCH_TRIPLETS
+    from ..install.installer import dpkg_architecture
+
+    return ARCH_TRIPLETS.get(dpkg_architecture(), "")
+
+
+def _package_for(target: str, root: str | None) -> tuple[str, str]:
+    """(package file, private root) for a project folder or a .click file."""
+    from .private import default_root
+    from .project import build_project, is_project
+
+    if os.path.isdir(target):
+        if not is_project(target):
+            raise RunError(f"{target}: not an app project (no pyproject.toml or manifest.json); "
+                           "give a project folder or a .click file")
+        private = os.path.abspath(root or default_root(target, True))
+        return os.fspath(build_project(target, private)), private
+    if os.path.isfile(target):
+        return target, os.path.abspath(root or default_root(target, False))
+    raise RunError(f"{target}: no such project folder or package file")
+
+
+def prepare(target: str, root: str | None = None, app: str | None = None,
+            args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Prepared:
+    """Build (for a project), install privately, and plan the launch of one app."""
+    from ..review.desktop import parse_desktop, split_exec
+    from .apps import choose_app, desktop_apps
+    from .launcher import expand_exec, launch_environment
+    from .private import PrivateRoot, install_private
+
+    package, root_path = _package_for(target, root)
+    private = PrivateRoot(root_path)
+    installed = install_private(package, private)
+    apps = desktop_apps(installed.manifest)
+    app_name = choose_app(apps, installed.name, app, RunError)
+    relpath = apps[app_name]
+    desktop_path, raw = installed.read_desktop(relpath)
+    try:
+        entry = parse_desktop(raw)
+        exec_line = (entry.get("Exec") or "").strip()
+        if not exec_line:
+            raise ValueError("has no Exec line: nothing to start")
+        words = split_exec(exec_line)
+    except ValueError as e:
+        raise RunError(f"{installed.name}: {relpath}: {e}") from None
+    icon = (entry.get("Icon") or "").strip()
+    if icon and not icon.startswith("/"):
+        icon = os.path.join(installed.app_dir, icon)
+    argv = expand_exec(words, list(args), entry.get("Name") or "", icon, desktop_path)
+    if not argv:
+        raise RunError(f"{installed.name}: {relpath}: Exec has no program")
+    app_id = f"{installed.name}_{app_name}_{installed.version}"
+    triplet = host_triplet()
+    changed = launch_environment(os.environ, installed.app_dir, app_id, desktop_path, triplet,
+                                 private.homes(os.environ.get("XDG_RUNTIME_DIR")))
+    changed.update(env or {})
+    return Prepared(LaunchPlan(argv, installed.app_dir, changed), app_id, triplet)
+
+
+def render_shell(plan: LaunchPlan) -> str:
+    """The launch as a POSIX shell script: ``sh -c "$(click-build run --print-env)"`` runs it."""
+    lines = [f"cd {shlex.quote(plan.cwd)} || exit"]
+    lines += [f"export {k}={shlex.quote(v)}" for k, v in sorted(plan.changed.items())]
+    lines.append("exec " + " ".join(shlex.quote(a) for a in plan.argv))
+    return "\n".join(lines) + "\n"
+
+
+def start(prepared: Prepared, timeout: float | None) -> int:
+    """Run the planned app (or serve an HTML5 app's pages); return the exit status."""
+    from .launcher import WEB_RUNNERS, check_runner, find_program
+    from .process import run_app
+
+    plan = prepared.plan
+    env = plan.environment(os.environ)
+    program = plan.argv[0]
+    if program in WEB_RUNNERS and find_program(program, env.get("PATH", os.defpath),
+                                               prepared.triplet) is None:
+        from .webserve import serve_app
+
+        return serve_app(program, plan.argv[1:], plan.cwd, timeout, prepared.app_id)
+    check_runner(plan.argv, env, prepared.triplet, prepared.app_id, plan.cwd)
+    _console.debug(f"starting {prepared.app_id} in {plan.cwd}: {shlex.join(plan.argv)}")
+    return run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)

@@ -1,0 +1,120 @@
+"""Start an app in its own process group, pass its output and status on, stop it on time.
+
+The app gets its own session (as the launcher gives each app its own unit), so
+stopping it -- on ``--timeout``, Ctrl-C or SIGTERM to click-build -- reaches every
+process it started: SIGTERM to the group, then SIGKILL after a grace period.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from .. import _console
+from ..errors import RunError
+
+__all__ = ["GRACE_SECONDS", "SignalGuard", "exit_status", "run_app", "stop_group",
+           "terminated_by_signals"]
+
+GRACE_SECONDS = 3.0
+
+
+class _Terminated(Exception):
+    """click-build itself was asked to stop (SIGTERM, SIGHUP)."""
+
+
+class SignalGuard:
+    """Turns SIGINT/SIGTERM/SIGHUP into exceptions -- once armed.
+
+    Before :meth:`arm` a signal is only noted: a stop asked for while the app is
+    being started (inside ``Popen``) must not leave it running with nobody to stop
+    it; :meth:`arm`, called once the process is known, raises it then.
+    """
+
+    def __init__(self, armed: bool) -> None:
+        self.armed = armed
+        self.pending: int | None = None
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.armed:
+            self._raise(signum)
+        self.pending = signum
+
+    def arm(self) -> None:
+        self.armed = True
+        if self.pending is not None:
+            self._raise(self.pending)
+
+    @staticmethod
+    def _raise(signum: int) -> None:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise _Terminated(signum)
+
+
+@contextmanager
+def terminated_by_signals(armed: bool = True) -> Iterator[SignalGuard]:
+    """Signals that ask click-build to stop become exceptions, so cleanup code runs."""
+    guard = SignalGuard(armed)
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {s: signal.signal(s, guard.handler) for s in stops}
+    try:
+        yield guard
+    except _Terminated:
+        raise KeyboardInterrupt from None
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the app's process group; SIGKILL whatever is left after the grace period."""
+    _killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    _killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def exit_status(returncode: int) -> int:
+    """The shell's convention: 128 + N for a process killed by signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float | None,
+            label: str) -> int:
+    """Run the app with the caller's stdout/stderr; return its exit status.
+
+    With ``timeout``, the app is stopped after that many seconds and the
+    status is 0: it ran that long without failing.
+    """
+    with terminated_by_signals(armed=False) as guard:
+        try:
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env),
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as e:
+            raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+        try:
+            guard.arm()  # a stop asked for while starting it is acted on now
+            returncode = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            stop_group(proc)
+            _console.info(f"click-build: stopped {label} after {timeout:g} s (--timeout)")
+            return 0
+        except BaseException:
+            stop_group(proc)
+            raise
+    _killpg(proc.pid, signal.SIGTERM)  # helpers it left behind go with it, as with the launcher
+    return exit_status(returncode)

@@ -1,0 +1,32 @@
+"""The one place ``run`` and ``device run`` build a project.
+
+Both call :func:`build_project`; it is the only caller of the backend's build
+here, so a change of the build pipeline's signature is one line to follow.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["build_project", "is_project"]
+
+
+def is_project(path: str) -> bool:
+    """A folder click-build can build: a pyproject.toml or a manifest (.json or .json.in)."""
+    return os.path.isdir(path) and any(
+        os.path.isfile(os.path.join(path, name))
+        for name in ("pyproject.toml", "manifest.json", "manifest.json.in"))
+
+
+def build_project(project_dir: str, outdir: str, architecture: str | None = None) -> Path:
+    """Build the project in ``project_dir`` into ``outdir``; return the .click.
+
+    ``architecture`` overrides the project's (``-C click-build.architecture``):
+    ``device run`` uses it to build for the phone.
+    """
+    from ..backend.pipeline import build_package
+
+    config = {"click-build.architecture": architecture} if architecture else None
+    os.makedirs(outdir, 0o755, exist_ok=True)
+    return build_package(project_dir, outdir, config, require_pyproject=False)

@@ -1,0 +1,1 @@
+extern "C" const char *sdkapp_greeting() { return "Hello from the plugin"; }

@@ -1,0 +1,1 @@
+"""Autopilot tests of sdkapp (they run on a device, never in the package)."""

@@ -1,0 +1,502 @@
+"""`click-build run`: build, install into a private database, start the app as the
+Ubuntu Touch launcher does.
+
+The template apps run for real under Xvfb (their windows are read back with
+xwininfo); a small shell-script app shows exactly what the launcher hands an
+app: its arguments, working folder, environment and exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
+from test_templates import new, project_of
+
+from click_build.run.launcher import expand_exec
+
+TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
+#: What qmlscene and a QQuickView title their window, per template (NAME = package name).
+WINDOW_TITLES = {"qml": "Tea Timer", "python": "Tea Timer", "cpp": "Tea Timer"}
+#: Lines that mean the app's own QML (or its Python) failed.
+APP_ERRORS = re.compile(r"is not installed|ReferenceError|TypeError|SyntaxError|"
+                        r"Cannot assign|failed to load|Python error|Traceback")
+
+SHOW_SH = """#!/bin/sh
+echo "cwd=$(pwd -P)"
+for a in "$@"; do echo "arg=$a"; done
+env | grep -E '^(APP_|XDG_|PATH=|LD_LIBRARY_PATH=|QML2_IMPORT_PATH=|LANGUAGE=|UBUNTU_|MY_)' | sort
+exit "${EXIT_WITH:-7}"
+"""
+
+
+def manifest(name: str = "com.example.show", apps: tuple[str, ...] = ("show",)) -> str:
+    return json.dumps({
+        "name": name, "version": "1.0", "framework": "ubuntu-sdk-20.04",
+        "maintainer": "Jane Doe <jane@example.com>", "title": "Show",
+        "hooks": {app: {"desktop": f"{app}.desktop"} for app in apps},
+    })
+
+
+def desktop(exec_line: str, name: str = "Show") -> str:
+    return (f"[Desktop Entry]\nName={name}\nExec={exec_line}\nIcon=icon.svg\n"
+            "Type=Application\nX-Lomiri-Touch=true\n")
+
+
+def show_app(root: Path, exec_line: str = 'show.sh %U "quoted arg" 100%%', **extra: str) -> Path:
+    """A plain app folder (a manifest, no pyproject) whose app prints what it was given."""
+    files = {"manifest.json": manifest(), "show.desktop": desktop(exec_line), "show.sh": SHOW_SH,
+             "icon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>\n", **extra}
+    write_tree(root, files)
+    (root / "show.sh").chmod(0o755)
+    return root
+
+
+def cb(*args: str | Path, env: dict[str, str] | None = None, timeout: float = 300,
+       ) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, **(env or {})}
+    return subprocess.run([*CLICK_BUILD, *map(str, args)], env=full, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def lines(text: str, prefix: str) -> list[str]:
+    return [line[len(prefix):] for line in text.splitlines() if line.startswith(prefix)]
+
+
+def variables(text: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in text.splitlines()
+                if "=" in line and not line.startswith(("cwd=", "arg=")))
+
+
+# --- what the launcher hands the app ----------------------------------------------------
+
+def test_launch_environment_arguments_folder_and_status(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show", **{f"lib/{TRIPLET}/bin/tool": "#!/bin/sh\n",
+                                           f"lib/{TRIPLET}/qml/.keep": ""})
+    result = cb("run", app, "--env", "MY_SETTING=a b", "--", "first", "second arg",
+                env={"LANGUAGE": "de", "XDG_RUNTIME_DIR": ""})
+    assert result.returncode == 7, result.stderr  # the app's own status, passed on
+    private = app / "build" / "click-run"
+    app_dir = str(private / "db" / ".click" / "users" / _user() / "com.example.show")
+    assert lines(result.stdout, "cwd=") == [str(private / "db" / "com.example.show" / "1.0")]
+    # %U takes the extra arguments; quoting and %% follow the Desktop Entry rules
+    assert lines(result.stdout, "arg=") == ["first", "second arg", "quoted arg", "100%"]
+    env = variables(result.stdout)
+    assert env["APP_ID"] == "com.example.show_show_1.0"
+    assert env["APP_DIR"] == app_dir
+    assert env["APP_DESKTOP_FILE_PATH"] == f"{app_dir}/show.desktop"
+    arch = f"{app_dir}/lib/{TRIPLET}"
+    assert env["PATH"].startswith(f"{arch}/bin:{app_dir}:")
+    assert env["LD_LIBRARY_PATH"].split(":")[:2] == [arch, f"{app_dir}/lib"]
+    assert env["QML2_IMPORT_PATH"].split(":")[:2] == [f"{arch}/qml", arch]
+    assert env["XDG_DATA_DIRS"].split(":")[0] == app_dir
+    for var, folder in (("CONFIG", "config"), ("DATA", "data"), ("CACHE", "cache"),
+                        ("STATE", "state")):
+        assert env[f"XDG_{var}_HOME"] == str(private / "xdg" / folder)
+        assert (private / "xdg" / folder).is_dir()
+    assert env["XDG_RUNTIME_DIR"] == str(private / "xdg" / "runtime")
+    assert env["UBUNTU_APP_LAUNCH_ARCH"] == TRIPLET
+    assert env["LANGUAGE"] == "de" and env["MY_SETTING"] == "a b"
+    # registered for the current user in the private database, which click-build reads
+    listed = cb("list", "--root", private / "db")
+    assert listed.stdout == "com.example.show\t1.0\n", listed.stderr
+
+
+def test_lib_folders_only_where_the_package_has_them(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show")
+    result = cb("run", app, env={"LD_LIBRARY_PATH": "/outer", "QML2_IMPORT_PATH": ""})
+    env = variables(result.stdout)
+    app_dir = env["APP_DIR"]
+    assert env["PATH"].split(":")[0] == app_dir
+    assert env["LD_LIBRARY_PATH"] == "/outer"
+    assert env.get("QML2_IMPORT_PATH", "") == ""  # the caller's (empty) value, nothing added
+
+
+def test_print_env_is_a_script_that_starts_the_app_the_same_way(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show")
+    script = cb("run", app, "--print-env", "--env", "MY_X=1", "--", "one")
+    assert script.returncode == 0, script.stderr
+    assert "Building" not in script.stdout  # stdout is the script alone
+    assert script.stdout.splitlines()[-1] == "exec show.sh one 'quoted arg' 100%"
+    assert "export APP_ID=com.example.show_show_1.0" in script.stdout
+    direct = cb("run", app, "--env", "MY_X=1", "--", "one")
+    pasted = subprocess.run(["sh", "-c", script.stdout], capture_output=True, text=True)
+    assert pasted.returncode == direct.returncode == 7
+    assert pasted.stdout == lines_after_build(direct.stdout)
+
+
+def lines_after_build(stdout: str) -> str:
+    return "".join(line + "\n" for line in stdout.splitlines() if not line.startswith("* "))
+
+
+@pytest.mark.parametrize(("args", "files", "expected"), [
+    (["%U", "x"], ["a", "b c"], ["a", "b c", "x"]),
+    (["%F"], [], []),
+    (["%u", "x"], ["a", "b"], ["a", "x", "b"]),  # one file for %u, the rest at the end
+    (["--file=%f"], ["a"], ["--file=a"]),
+    (["--file=%f"], [], ["--file="]),
+    (["%f"], [], []),  # a code that expands to nothing removes its argument
+    (["x"], ["a"], ["x", "a"]),  # no file code: the arguments go at the end
+    (["%i", "%c", "%k", "%%", "a%%b"], [], ["--icon", "/app/icon.svg", "My App", "/app/a.desktop",
+                                            "%", "a%b"]),
+    (["%d%D%n%N%v%m", "keep"], [], ["keep"]),  # deprecated codes vanish
+])
+def test_field_codes(args: list[str], files: list[str], expected: list[str]) -> None:
+    assert expand_exec(args, files, "My App", "/app/icon.svg", "/app/a.desktop") == expected
+
+
+def test_field_codes_without_icon_drop_i() -> None:
+    assert expand_exec(["prog", "%i"], [], "n", "", "/d") == ["prog"]
+
+
+def assert_gone(pid: int) -> None:
+    """The process has ended (a zombie waiting for init to reap it counts as ended)."""
+    def running() -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+    for _ in range(50):  # SIGTERM was sent; give it a moment
+        if not running():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} of the app survived")
+
+
+def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
+    pidfile = public_tmp / "child.pid"
+    script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    (app / "sleepy.sh").chmod(0o755)
+    began = time.monotonic()
+    result = cb("run", app, "--timeout", "1.5", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "started" in result.stdout
+    assert "stopped com.example.show_show_1.0 after 1.5 s (--timeout)" in result.stdout
+    assert time.monotonic() - began < 60
+    assert_gone(int(pidfile.read_text()))
+
+
+def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show", "./show.sh relative")
+    result = cb("run", app)
+    assert result.returncode == 7, result.stderr
+    assert lines(result.stdout, "arg=") == ["relative"]
+    (app / "show.desktop").write_text(desktop("./missing.sh"))
+    assert_clean_error(cb("run", app), "Exec starts './missing.sh', which is neither in the "
+                       "package nor on PATH")
+
+
+def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
+    """SIGTERM (or Ctrl-C) to click-build reaches the app's whole process group."""
+    pidfile = public_tmp / "child.pid"
+    script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    (app / "sleepy.sh").chmod(0o755)
+    proc = subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        while proc.stdout.readline() not in ("started\n", ""):
+            pass
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "click-build: interrupted" in err
+    assert_gone(int(pidfile.read_text()))
+
+
+def test_several_apps_need_app(public_tmp: Path) -> None:
+    root = show_app(public_tmp / "two")
+    (root / "manifest.json").write_text(manifest(apps=("show", "other")))
+    (root / "other.desktop").write_text(desktop("show.sh other-app"))
+    assert_clean_error(cb("run", root), "com.example.show has 2 apps (other, show): choose "
+                       "one with --app")
+    chosen = cb("run", root, "--app", "other")
+    assert chosen.returncode == 7 and lines(chosen.stdout, "arg=") == ["other-app"]
+    assert_clean_error(cb("run", root, "--app", "nope"),
+                       "com.example.show has no app 'nope' with a desktop file; its apps: "
+                       "other, show")
+
+
+def test_a_package_file_runs_from_the_cache_root(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show")
+    built = cb("build", app, "-o", public_tmp, "--no-validate")
+    assert built.returncode == 0, built.stderr
+    cache = public_tmp / "cache"
+    result = cb("run", public_tmp / "com.example.show_1.0_all.click", env={"XDG_CACHE_HOME":
+                                                                           str(cache)})
+    assert result.returncode == 7, result.stderr
+    assert lines(result.stdout, "cwd=") == [
+        str(cache / "click-build" / "run" / "db" / "com.example.show" / "1.0")]
+    other = public_tmp / "elsewhere"
+    again = cb("run", public_tmp / "com.example.show_1.0_all.click", "--root", other)
+    assert lines(again.stdout, "cwd=") == [str(other / "db" / "com.example.show" / "1.0")]
+
+
+def test_missing_runner_names_the_debian_package(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "qml", "qmlscene %U main.qml", **{"main.qml": "Item {}\n"})
+    empty = public_tmp / "bin"
+    empty.mkdir()
+    result = cb("run", app, env={"PATH": str(empty)})
+    assert_clean_error(result, "qmlscene is not installed, and com.example.show_show_1.0 needs "
+                       "it: install the Debian package 'qmlscene' (sudo apt install qmlscene)")
+    # Debian's /usr/bin links to qtchooser exist without the tool they start
+    (empty / "no-such-qt-tool").symlink_to(need("qtchooser"))
+    app2 = show_app(public_tmp / "qt", "no-such-qt-tool")
+    assert_clean_error(cb("run", app2, env={"PATH": str(empty)}),
+                       "Exec starts 'no-such-qt-tool', which is neither in the package nor on "
+                       "PATH")
+
+
+def test_qml_errors_and_status_pass_through(public_tmp: Path) -> None:
+    need("qmlscene")
+    broken = "import QtQuick 2.12\nimport No.Such.Module 1.0\nItem {}\n"
+    app = show_app(public_tmp / "broken", "qmlscene %U main.qml", **{"main.qml": broken})
+    result = cb("run", app, "--timeout", "30", env={"QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode != 0
+    assert 'module "No.Such.Module" is not installed' in result.stderr
+    assert "stopped" not in result.stdout  # it ended on its own, before the timeout
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["run", "{tmp}/nowhere"], "{tmp}/nowhere: no such project folder or package file"),
+    (["run", "{tmp}"], "not an app project (no pyproject.toml or manifest.json)"),
+    (["run", "{app}", "--env", "1X=2"], "--env '1X=2': expected NAME=VALUE"),
+    (["run", "{app}", "--env", "NOVALUE"], "--env 'NOVALUE': expected NAME=VALUE"),
+    (["run", "{app}", "--timeout", "0"], "'0': give a positive number of seconds"),
+    (["run", "{app}", "--timeout", "soon"], "'soon' is not a number of seconds"),
+])
+def test_bad_arguments_are_one_line(public_tmp: Path, args: list[str], fragment: str) -> None:
+    app = show_app(public_tmp / "show")
+    fill = {"tmp": str(public_tmp), "app": str(app)}
+    result = cb(*[a.format(**fill) for a in args])
+    assert_clean_error(result, fragment.format(**fill))
+
+
+def test_bad_desktop_files_are_one_line(public_tmp: Path) -> None:
+    app = show_app(public_tmp / "show", 'show.sh "unterminated')
+    assert_clean_error(cb("run", app), "com.example.show: show.desktop: has an unterminated "
+                       "double quote")
+    (app / "show.desktop").write_text("[Desktop Entry]\nName=Show\nType=Application\n")
+    assert_clean_error(cb("run", app), "show.desktop: has no Exec line: nothing to start")
+    (app / "manifest.json").write_text(json.dumps({**json.loads(manifest()), "hooks": {}}))
+    assert_clean_error(cb("run", app), "com.example.show has no app with a desktop hook")
+
+
+@pytest.mark.root
+def test_as_root_the_private_root_must_let_clickpkg_in(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root unpacks as clickpkg")
+    tmp_path.chmod(0o700)
+    app = show_app(tmp_path / "show")
+    assert_clean_error(cb("run", app), "the installer unpacks as the 'clickpkg' user, who "
+                       f"cannot enter {tmp_path}")
+
+
+# --- the template apps, on a real X server --------------------------------------------
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    """A private Xvfb; it picks a free display number and says which (-displayfd)."""
+    xvfb = need("Xvfb")
+    need("xwininfo")
+    read, write = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=[write],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 30)
+        number = os.read(read, 32).decode().strip() if ready else ""
+        assert number.isdigit(), "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        os.close(read)
+        proc.terminate()
+        proc.wait(10)
+
+
+_WINDOW = re.compile(r'^\s*0x[0-9a-f]+ "(.*)": \((.*)\)\s+\d+x\d+', re.M)
+
+
+def windows(display: str) -> set[tuple[str, str]]:
+    """(title, WM_CLASS) of the windows on ``display``."""
+    out = subprocess.run(["xwininfo", "-root", "-tree"], env={**os.environ, "DISPLAY": display},
+                         capture_output=True, text=True).stdout
+    return {(m.group(1), m.group(2)) for m in _WINDOW.finditer(out)}
+
+
+def run_watching_windows(args: list[str], env: dict[str, str], display: str, tmp: Path,
+                         timeout: float = 900) -> tuple[int, str, str, set[tuple[str, str]]]:
+    out, err = tmp / "stdout", tmp / "stderr"
+    seen: set[tuple[str, str]] = set()
+    with out.open("w") as o, err.open("w") as e:
+        proc = subprocess.Popen([*CLICK_BUILD, *args], env={**os.environ, **env},
+                                stdout=o, stderr=e)
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                raise AssertionError(f"click-build run did not stop: {err.read_text()}")
+            seen |= windows(display)
+            time.sleep(0.25)
+    return proc.returncode, out.read_text(), err.read_text(), seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", [
+    "qml",
+    pytest.param("python", marks=pytest.mark.slow),
+    pytest.param("cpp", marks=pytest.mark.slow),
+])
+def test_template_app_shows_its_window(public_tmp: Path, display: str, kind: str) -> None:
+    new(public_tmp / "src", kind, {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    name = f"{project.name}.jane"
+    code, out, err, seen = run_watching_windows(
+        ["run", "--timeout", "5", str(project)],
+        {"DISPLAY": display, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb"},
+        display, public_tmp)
+    assert code == 0, err
+    assert f"stopped {name}_{project.name}_1.0.0 after 5 s (--timeout)" in out
+    title = WINDOW_TITLES[kind].format(name=name)
+    shown = [(t, c) for t, c in seen if t == title and f'"{name}"' in c]
+    assert shown, f"no window {title!r} of {name}; saw {sorted(seen)}"
+    installed = str(project / "build" / "click-run" / "db")
+    problems = [line for line in err.splitlines()
+                if APP_ERRORS.search(line) or (installed in line and ".qml:" in line)]
+    assert not problems, err
+
+
+@pytest.mark.slow
+def test_translated_app_shows_its_german_title(public_tmp: Path, display: str) -> None:
+    """LANGUAGE passes through, and the launcher's APP_DIR finds share/locale."""
+    from test_i18n import translate
+
+    new(public_tmp / "src", "qml", {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    run([*CLICK_BUILD, "i18n", "init", "de"], cwd=project)
+    translate(project / "po" / "de.po", {"Tea Timer": "Teekocher"})
+    for language, title in (("de", "Teekocher"), ("", "Tea Timer")):
+        code, _, err, seen = run_watching_windows(
+            ["run", "--timeout", "5", str(project)],
+            {"DISPLAY": display, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
+             "LANGUAGE": language, "LANG": "C.UTF-8"},
+            display, public_tmp)
+        assert code == 0, err
+        titles = {t for t, _ in seen}
+        assert title in titles, (language, sorted(seen))
+        assert ({"Teekocher", "Tea Timer"} - {title}).isdisjoint(titles), sorted(seen)
+
+
+@pytest.mark.slow
+def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: Path) -> None:
+    new(public_tmp / "src", "html5", {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    (project / "www" / "leak").symlink_to("../tea-timer.desktop")  # in the app, not in www/
+    empty = public_tmp / "bin"
+    empty.mkdir()  # no webapp-container on PATH, whatever this machine has
+    proc = subprocess.Popen([*CLICK_BUILD, "run", "--timeout", "20", str(project)],
+                            env={**os.environ, "PATH": str(empty)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = ""
+        for _ in range(10):  # after the installer's warnings (unsigned, no framework file)
+            line = proc.stderr.readline()
+            if "fallback" in line or not line:
+                break
+        assert line.startswith("click-build: warning: webapp-container is not installed "
+                               "(Debian package 'webapp-container'); fallback: serving www/ of "
+                               "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
+        url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
+        assert url is not None
+        with urllib.request.urlopen(url.group(0), timeout=10) as response:
+            assert "<title>Tea Timer</title>" in response.read().decode()
+        base = url.group(0).rsplit("/", 1)[0]
+        with urllib.request.urlopen(base + "/js/app.js", timeout=10) as response:
+            assert response.status == 200
+        for outside in ("/leak", "/../tea-timer.desktop", "/%2e%2e/tea-timer.desktop"):
+            with pytest.raises(urllib.error.HTTPError) as denied:
+                urllib.request.urlopen(base + outside, timeout=10)
+            denied.value.close()
+            assert denied.value.code == 404
+        proc.send_signal(2)  # Ctrl-C: the server stops, click-build says so and exits
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "click-build: interrupted" in err
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url.group(0), timeout=5)
+
+
+def _user() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def test_run_is_registered_lazily() -> None:
+    """`run` and `device` load their modules only when asked for."""
+    code = ("import sys; from click_build.cli import build_parser; build_parser(['info']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('click_build.run', "
+            "'click_build.device', 'click_build.commands.run', 'click_build.commands.device'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+# --- docs/run.md, as a new user pastes it ------------------------------------------------
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "run.md"
+
+
+def pasted_commands(markdown: str) -> tuple[list[str], list[str]]:
+    """(lines to run, lines marked '# needs a phone') of the page's sh blocks, in order."""
+    run_lines, phone = [], []
+    for block in re.findall(r"^```sh\n(.*?)^```", markdown, re.S | re.M):
+        for line in block.splitlines():
+            (phone if "needs a phone" in line else run_lines).append(line)
+    return run_lines, phone
+
+
+@pytest.mark.slow
+def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
+    """Every command of docs/run.md in one shell, in order; the phone ones are reported."""
+    run_lines, phone = pasted_commands(DOC.read_text(encoding="utf-8"))
+    assert len(phone) >= 5 and all(line.startswith("click-build device ") for line in phone)
+    print(f"docs/run.md: {len(phone)} commands need a phone and were not run")
+    bindir = Path(sys.executable).parent  # click-build and python of this checkout
+    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "DISPLAY": display,
+           "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
+           # the user's own cache (as root the installer's clickpkg could not enter /root)
+           "XDG_CACHE_HOME": str(public_tmp / "cache")}
+    env.pop("CLICK_BUILD_DEVICE", None)
+    result = subprocess.run(["bash", "-e", "-c", "\n".join(run_lines)], cwd=public_tmp, env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", result.stdout)
+    assert stopped == ["tea-timer.jane_tea-timer_1.0.0", "tea-timer.jane_tea-timer_1.0.0",
+                       "notes.jane_notes_1.0.0"], result.stdout
+    launch = (public_tmp / "tea-timer" / "launch.sh").read_text()
+    assert launch.startswith("cd ") and launch.endswith("exec qmlscene qml/Main.qml\n")
+    assert "fallback: serving www/ of notes.jane_notes_1.0.0 at http://127.0.0.1:" in result.stderr
