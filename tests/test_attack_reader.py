@@ -330,7 +330,8 @@ def test_links_are_bounded(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def million(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("million") / "m.click"
-    return write_many_members(path, 1000, 1000, dict(MANIFEST, hooks={}))
+    return write_many_members(path, 1000, 1000, dict(MANIFEST, hooks={},
+                                                        description="A million members"))
 
 
 @pytest.mark.slow
