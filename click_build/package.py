@@ -30,7 +30,7 @@ from .spec import (
     MAINTAINER_SCRIPTS,
     SIGNATURE_PREFIX,
 )
-from .tarread import COMPRESSIONS, MAX_MEMBERS, TarMember, TarReader, open_stream
+from .tarread import COMPRESSIONS, TarMember, TarReader, member_limit, open_stream
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -55,8 +55,9 @@ __all__ = [
 
 CONTROL_FILES = ("control", "manifest", "md5sums", "preinst")
 MAX_CONTROL_FILE = 1 << 20  # control, manifest and preinst, each (md5sums is streamed)
-MAX_MD5SUMS_RAW = 256 << 20  # md5sums read whole (ClickPackage.md5sums_raw)
-MAX_ENTRIES = MAX_MEMBERS
+#: md5sums bytes a line may take beyond its path: an md5, two separators, './', '\n'.
+MD5SUMS_LINE = 32 + 2 + 2 + 1
+MD5SUMS_SLACK = 64 << 10  # md5sums bytes beyond twice that, read to name what is wrong
 MAX_LINKS = 1 << 16  # symbolic and hard links the audit keeps, to resolve them
 MAX_LINK_BYTES = 16 << 20  # and the bytes of their names and targets
 SIZE_MARGIN = 1 << 20  # data may exceed Installed-Size by this much
@@ -120,13 +121,6 @@ class ClickPackage(Record):
             raise PackageError(str(e)) from None
         raise PackageError(f"{self.control_member.name} changed while it was read")
 
-    @property
-    def md5sums_raw(self) -> bytes:
-        """The md5sums file whole (refused above 256 MiB): prefer :meth:`md5sums_chunks`."""
-        if self.md5sums_size > MAX_MD5SUMS_RAW:
-            raise PackageError(f"md5sums is implausibly large ({self.md5sums_size} bytes)")
-        return b"".join(self.md5sums_chunks())
-
     def close(self) -> None:
         if self.owns_file:
             self.file.close()
@@ -170,8 +164,9 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
     return members[2], members[3], signatures
 
 
-def _tar(f: BinaryIO, member: ArMember, max_members: int = MAX_MEMBERS) -> TarReader:
-    """A bounded reader of the (compressed) tar archive in ``member``."""
+def _tar(f: BinaryIO, member: ArMember, max_members: int | None = None) -> TarReader:
+    """A bounded reader of the (compressed) tar archive in ``member``: by default
+    of as many members as its size allows (:func:`~click_build.tarread.member_limit`)."""
     ext = member.name[member.name.index(".tar") + 4:]
     magic = COMPRESSIONS[ext]
     try:
@@ -181,6 +176,8 @@ def _tar(f: BinaryIO, member: ArMember, max_members: int = MAX_MEMBERS) -> TarRe
         raise PackageError(f"cannot read {member.name}: {e.strerror}") from None
     if head != magic:
         raise PackageError(f"{member.name}: its content is not {ext[1:] or 'tar'} data")
+    if max_members is None:
+        max_members = member_limit(member.size)
     return TarReader(open_stream(f, member.offset, member.size, ext, member.name), member.name,
                      max_members)
 
@@ -497,6 +494,7 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
     tally = Md5Tally()
     links: dict[bytes, str] = {}
     link_bytes = 0
+    listable = 0  # the bytes of md5sums' lines for these files and links, at most
     tar = open_data(pkg)
     root = False
     for member in tar:
@@ -524,6 +522,7 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
                 pass
             tally.add(raw, digest.hexdigest().encode("ascii"))
             result.files += 1
+            listable += len(raw) + MD5SUMS_LINE
         elif kind == "dir":
             tree.add(entry.path, DIR)
             if sink is not None:
@@ -534,6 +533,7 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
                 raise PackageError(f"data: more than {MAX_LINKS} links, or more than "
                                    f"{MAX_LINK_BYTES >> 20} MiB of link names and targets")
             links[raw] = entry.path
+            listable += len(raw) + MD5SUMS_LINE
             if kind == "symlink":
                 tree.add(entry.path, SYMLINK)
                 result.symlinks[entry.path] = entry.target
@@ -545,6 +545,14 @@ def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
                 result.hardlinks[entry.path] = entry.target
                 if sink is not None:
                     sink.hardlink(entry)
+    # md5sums has a line per file (and per link to one): far larger than those lines
+    # can be, it is refused before it is read (it could hold gigabytes of nothing).  A
+    # few lines too many are read, so that the check names the file they list.
+    limit = 2 * listable + MD5SUMS_SLACK
+    if pkg.md5sums_size > limit:
+        raise PackageError(f"md5sums: {pkg.md5sums_size} bytes, far more than the lines of "
+                           f"the {result.files} files and {len(links)} links of the data "
+                           f"archive can take ({limit})")
     check_md5sums(
         tally, lambda: md5sums_lines(pkg.md5sums_chunks()), links, result.hardlinks,
         {link: resolve_in_package(link, result) for link in result.symlinks},

@@ -368,26 +368,113 @@ def test_a_million_members_verify_info_review_in_bounded_memory(million: Path) -
         assert peak < limit << 10, (command, peak)
 
 
+def _repeated_headers(count: int, path: Path) -> tuple[Path, int]:
+    """A package whose data.tar.xz holds the root and ``count`` copies of one empty
+    file's header: the cheapest members to store (xz keeps a repeated block in a
+    fraction of a byte; gzip needs two).  Returns it and the stored size."""
+    import lzma
+
+    comp = lzma.LZMACompressor(lzma.FORMAT_XZ, preset=6)
+    header = raw_header(b"./f")
+    out = [comp.compress(ROOT_MEMBER)]
+    batch = header * 8192
+    for _ in range(count // 8192):
+        out.append(comp.compress(batch))
+    out.append(comp.compress(header * (count % 8192) + bytes(1024)))
+    out.append(comp.flush())
+    data = b"".join(out)
+    parts = Crafted().parts()
+    parts[3] = ("data.tar.xz", data)
+    return Crafted(members=parts).write(path), len(data)
+
+
 @pytest.mark.slow
-def test_more_members_than_the_cap(tmp_path: Path) -> None:
-    """1,048,577 empty members: refused at the cap, in bounded memory and time."""
+def test_more_members_than_the_bytes_pay_for(tmp_path: Path) -> None:
+    """1,064,960 repeated headers stored in a few KiB: refused at the floor of the cap
+    (a member beyond 1,048,576 must be paid for by a stored byte), in bounded memory."""
     from click_build.tarread import MAX_MEMBERS
 
-    template = bytearray(raw_header(b"./f0000000"))
-    template[148:156] = b" " * 8
-    base = sum(template) - sum(b"0000000")
-    blocks = [ROOT_MEMBER]
-    for i in range(MAX_MEMBERS + 1):
-        digits = b"%07d" % i
-        head = template[:]
-        head[3:10] = digits
-        head[148:156] = b"%06o\0 " % (base + sum(digits))
-        blocks.append(bytes(head))
-    path = with_data_tar(raw_tar(*blocks)).write(tmp_path / "many.click")
-    del blocks
+    path, stored = _repeated_headers(130 * 8192, tmp_path / "many.click")
+    assert stored < MAX_MEMBERS
     result, peak, _seconds = measured("contents", path)
     one_error(result, f"more than {MAX_MEMBERS} members")
     assert peak < 64 << 10
+
+
+def test_the_member_cap_scales_with_the_stored_bytes(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the floor (here lowered to 1,000), a real package of any number of files
+    is read whole, and an archive of repeated headers is refused at one member a
+    stored byte."""
+    from click_build import tarread
+    from click_build.errors import ClickError
+    from click_build.listing import contents_lines
+    from click_build.package import open_click, scan_data
+
+    monkeypatch.setattr(tarread, "MAX_MEMBERS", 1000)
+    real = write_many_members(tmp_path / "real.click", 20, 1000, dict(MANIFEST, hooks={}))
+    with open_click(real) as pkg:
+        assert sum(1 for _ in contents_lines(pkg)) == 20_021
+        assert scan_data(pkg).files == 20_000
+    hostile, stored = _repeated_headers(20_000, tmp_path / "hostile.click")
+    assert stored < 20_000
+    with open_click(hostile) as pkg, pytest.raises(
+            ClickError, match=f"more than {max(1000, stored)} members"):
+        for _ in contents_lines(pkg):
+            pass
+
+
+def test_md5sums_larger_than_its_lines_can_be_is_refused_unread(tmp_path: Path) -> None:
+    """md5sums padded with 64 MiB of blank lines (which parsers skip): refused from
+    its declared size, before a byte of it is read, by verify and install."""
+    padded = f"{DESKTOP_MD5}  app.desktop\n" + "\n" * (64 << 20)
+    path = Crafted(md5sums=padded).write(tmp_path / "padded.click")
+    result, peak, seconds = measured(*VERIFY, path)
+    one_error(result, "md5sums: 67108910 bytes, far more than the lines of the 1 files")
+    assert seconds < 10 and peak < 64 << 10
+    env = make_env(tmp_path / "env")
+    result = measured("install", f"--root={env.root}", "--allow-unauthenticated",
+                      "--force-missing-framework", f"--user={current_user()}", path,
+                      env=env.vars())[0]
+    one_error(result, "md5sums: 67108910 bytes")
+    assert not (env.root / "com.example.crafted").exists()
+
+
+@pytest.mark.slow
+def test_an_app_of_100000_files_is_built_read_verified_and_installed(tmp_path: Path) -> None:
+    """A legitimate package far past the old caps (250,000 entries, md5sums of 1 MiB):
+    click-build builds it and info, contents, verify and install all take it; md5sums
+    is installed whole."""
+    tree = tmp_path / "app"
+    for d in range(100):
+        folder = tree / "qml" / f"module{d:02d}"
+        folder.mkdir(parents=True)
+        for i in range(1000):
+            (folder / f"Component_with_a_longer_name_{i:04d}.qml").write_text(f"Item {{}} // {i}\n")
+    (tree / "manifest.json").write_text(json.dumps(dict(BASE_MANIFEST, hooks={})))
+    out = tmp_path / "out"
+    built = subprocess.run([*CLICK_BUILD, "build", "--no-validate", "-o", str(out), str(tree)],
+                           capture_output=True, text=True, timeout=600, check=False)
+    assert built.returncode == 0, built.stderr
+    path, = out.glob("*.click")
+    info = measured("info", path)[0]
+    assert info.returncode == 0 and json.loads(info.stdout)["name"] == BASE_MANIFEST["name"]
+    listed, peak, _ = measured("contents", path)
+    assert listed.returncode == 0, listed.stderr
+    assert len(listed.stdout.splitlines()) == 1 + 1 + 100 + 100_000  # ./, qml/, modules, files
+    assert peak < 64 << 10
+    verified, peak, _ = measured(*VERIFY, path)
+    assert verified.returncode == 0, verified.stderr
+    assert peak < 64 << 10
+    env = make_env(tmp_path / "env")
+    installed, _peak, _ = measured("install", f"--root={env.root}", "--allow-unauthenticated",
+                                  "--force-missing-framework", f"--user={current_user()}", path,
+                                  env=env.vars())
+    assert installed.returncode == 0, installed.stderr
+    version = env.root / str(BASE_MANIFEST["name"]) / str(BASE_MANIFEST["version"])
+    assert len(list((version / "qml" / "module99").iterdir())) == 1000
+    sums = (version / ".click" / "info" / f"{BASE_MANIFEST['name']}.md5sums").read_bytes()
+    assert sums.count(b"\n") == 100_000 and len(sums) > 1 << 20
 
 
 # ------------------------------------------------------------------ text ---
