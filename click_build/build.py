@@ -25,6 +25,7 @@ from .archive import (
     write_ar_header,
     write_ar_member,
 )
+from .datatree import path_problem
 from .elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
@@ -372,11 +373,9 @@ def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
 
 
 def _check_path(arcname: str) -> None:
-    parts = arcname.split("/")
-    if not arcname or any(p in ("", ".", "..") for p in parts):
-        raise BuildError(f"invalid path in package: {arcname!r}")
-    if parts[0] == ".click":
-        raise BuildError(f"{arcname}: the top-level .click directory is reserved")
+    problem = path_problem(arcname)  # the reader's rule: what it would refuse, never written
+    if problem:
+        raise BuildError(f"cannot package {problem}")
 
 
 def check_output_dir(outdir: str) -> None:

@@ -35,9 +35,11 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 @functools.cache  # measured once per process
 def _terminal_width() -> int:
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit():
-        return int(columns) - 2
+    from .deb822 import whole_number  # str.isdigit() takes '²', which int() refuses
+
+    columns = whole_number(os.environ.get("COLUMNS", ""))
+    if columns is not None:
+        return columns - 2
     try:
         return os.get_terminal_size(sys.stdout.fileno()).columns - 2
     except (OSError, ValueError):

@@ -11,19 +11,32 @@ import re
 
 from .errors import PackageError
 
-__all__ = ["parse_control", "parse_simple"]
+__all__ = ["MAX_DIGITS", "parse_control", "parse_simple", "whole_number"]
 
-_FIELD = re.compile(r"^([^:\s]+)\s*:\s(\S.*?)\s*$")
-_CONTROL_FIELD = re.compile(r"^([!-9;-~][!-9;-~]*):[ \t]*(.*?)[ \t]*$")
+_FIELD = re.compile(r"([^:\s]+)\s*:\s(\S.*?)\s*")
+_CONTROL_FIELD = re.compile(r"([!-9;-~][!-9;-~]*):[ \t]*(.*?)[ \t]*")
+#: Digits a number may have: up to 10**18, far above any size or count.
+MAX_DIGITS = 18
+
+
+def whole_number(text: str) -> int | None:
+    """The one rule for a number in a control field, manifest or header text:
+    ASCII digits only (``str.isdigit`` also takes '²' and other scripts'
+    digits, which ``int`` then refuses or reads), no sign, no spaces, at most
+    :data:`MAX_DIGITS` of them.  None when ``text`` is not such a number.
+    """
+    if 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit():
+        return int(text)
+    return None
 
 
 def parse_simple(text: str) -> dict[str, str]:
     """The original's reader (``deb822.vala``): lower-cased keys, first paragraph."""
     data: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if not line.strip():
             break
-        m = _FIELD.match(line.strip())
+        m = _FIELD.fullmatch(line.strip())
         if m:
             data[m.group(1).lower()] = m.group(2)
     return data
@@ -51,7 +64,7 @@ def parse_control(text: str, source: str = "control") -> dict[str, str]:
                 raise PackageError(f"{source}: continuation line before any field (line {number})")
             fields[current] += "\n" + line[1:]
             continue
-        m = _CONTROL_FIELD.match(line)
+        m = _CONTROL_FIELD.fullmatch(line)
         if not m:
             raise PackageError(f"{source}: line {number} is not a 'Field: value' line")
         name = m.group(1)

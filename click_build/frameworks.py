@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
-_NAME = re.compile(FRAMEWORK_RE)  # the manifest's rule for framework names
+_NAME = re.compile(FRAMEWORK_RE)  # the manifest's rule (fullmatch: '$' takes a final newline)
 
 
 class Framework(Record):
@@ -49,7 +49,7 @@ def frameworks_dir(override: str | os.PathLike[str] | None = None) -> str:
 
 
 def read_framework(name: str, directory: str | os.PathLike[str]) -> Framework | None:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         return None
     try:
         with open(os.path.join(directory, f"{name}.framework"), encoding="utf-8",
@@ -86,7 +86,7 @@ def validate_framework(value: str, directory: str | os.PathLike[str],
             )
         if "(" in name or " " in name:
             raise FrameworkError(f'Version relationship in framework "{value}" not yet allowed')
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             raise FrameworkError(f'Could not parse framework "{value}"')
         names.append(name)
     missing = []

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 from . import _console
 from ._record import Record
+from .deb822 import whole_number
 from .errors import ManifestError
 from .versions import epochless, version_problem
 
@@ -40,6 +41,9 @@ __all__ = [
     "validate",
 ]
 
+# Patterns are written for JSON Schema (ECMA-262, where '$' ends the text); Python
+# code matches them with re.fullmatch, since Python's '$' also matches before a
+# final newline.
 NAME_RE = r"^[a-z0-9][a-z0-9+.-]+$"
 APP_NAME_RE = r"^[A-Za-z0-9+.-]+$"
 HOOK_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9+._-]*$"
@@ -96,7 +100,7 @@ def hook_path_problem(path: object) -> str | None:
 def _check_name(value: object, p: Problems) -> None:
     if not isinstance(value, str):
         p.error("name", "must be a string")
-    elif not re.match(NAME_RE, value):
+    elif not re.fullmatch(NAME_RE, value):
         p.error(
             "name",
             f"{value!r} is not a valid package name: use lower-case letters, digits, "
@@ -124,7 +128,7 @@ def _check_framework(value: object, p: Problems) -> None:
             p.error("framework", f"alternatives ('|') are not allowed: {value!r}")
         elif "(" in name or ")" in name or " " in name:
             p.error("framework", f"version relations are not allowed: {name!r}")
-        elif not re.match(FRAMEWORK_RE, name):
+        elif not re.fullmatch(FRAMEWORK_RE, name):
             p.error("framework", f"{name!r} is not a valid framework name")
 
 
@@ -138,7 +142,7 @@ def _check_line(value: object, p: Problems, where: str) -> None:
 def _check_maintainer(value: object, p: Problems) -> None:
     _check_line(value, p, "maintainer")
     if isinstance(value, str) and value.strip() and "\n" not in value:
-        if not re.match(MAINTAINER_RE, value):
+        if not re.fullmatch(MAINTAINER_RE, value):
             p.error("maintainer", f"{value!r} must look like 'Full Name <email@example.com>'")
 
 
@@ -154,14 +158,14 @@ def _check_icon(value: object, p: Problems) -> None:
 
 def _check_architecture(value: object, p: Problems) -> None:
     if isinstance(value, str):
-        if not re.match(ARCH_RE, value) or value == "multi":
+        if not re.fullmatch(ARCH_RE, value) or value == "multi":
             p.error("architecture", f"{value!r} is not 'all' or a Debian architecture name")
         return
     if isinstance(value, list):
         if not value:
             p.error("architecture", "a list of architectures must not be empty")
         for i, arch in enumerate(value):
-            if not isinstance(arch, str) or not re.match(ARCH_RE, arch):
+            if not isinstance(arch, str) or not re.fullmatch(ARCH_RE, arch):
                 p.error(f"architecture[{i}]", f"{arch!r} is not a Debian architecture name")
             elif arch in ("all", "multi"):
                 p.error(f"architecture[{i}]", f"{arch!r} cannot appear in a list")
@@ -176,24 +180,30 @@ def _check_hooks(value: object, p: Problems) -> None:
         p.error("hooks", "must be an object mapping app names to their hooks")
         return
     for app, hooks in value.items():
-        where = f"hooks.{app}"
-        if not re.match(APP_NAME_RE, app):
+        where = f"hooks.{_shown(app)}"
+        if not re.fullmatch(APP_NAME_RE, app):
             p.error(where, f"app name {app!r} may only contain letters, digits, '+', '.' and '-'")
         if not isinstance(hooks, dict):
             p.error(where, "must be an object mapping hook names to files")
             continue
         for hook, target in hooks.items():
-            if not re.match(HOOK_NAME_RE, hook):
-                p.error(f"{where}.{hook}", f"hook name {hook!r} is not valid")
+            if not re.fullmatch(HOOK_NAME_RE, hook):
+                p.error(f"{where}.{_shown(hook)}", f"hook name {hook!r} is not valid")
             problem = hook_path_problem(target)
             if problem:
-                p.error(f"{where}.{hook}", problem)
+                p.error(f"{where}.{_shown(hook)}", problem)
+
+
+def _shown(key: str) -> str:
+    """A key as part of a field name in a message: quoted unless plainly printable,
+    so that no manifest can put a line break (or a terminal escape) in an error."""
+    return key if key.isprintable() and key.isascii() else ascii(key)
 
 
 def _check_installed_size(value: object, p: Problems, purpose: Purpose) -> None:
     if purpose == "build":
         p.warn("installed-size", "is computed by the builder; the value given is replaced")
-    elif not (isinstance(value, (str, int)) and str(value).isdigit()):
+    elif not (isinstance(value, (str, int)) and whole_number(str(value)) is not None):
         p.error("installed-size", f"{value!r} is not a whole number of KiB")
 
 
@@ -275,13 +285,13 @@ def validate(data: Mapping[str, object], purpose: Purpose = "build") -> Problems
         if key == "installed-size":
             _check_installed_size(data[key], p, purpose)
         elif key.startswith("_"):
-            p.warn(key, "keys starting with '_' are reserved; ignored")
+            p.warn(_shown(key), "keys starting with '_' are reserved; ignored")
         elif not key.startswith("x-"):
             import difflib  # only for unknown keys
 
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.75)
             if close:
-                p.warn(key, f"unknown key (did you mean {close[0]!r}?)")
+                p.warn(_shown(key), f"unknown key (did you mean {close[0]!r}?)")
     return p
 
 
@@ -337,7 +347,41 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
         raise ManifestError([f"invalid JSON: {e}"], source) from None
     if not isinstance(data, dict):
         raise ManifestError(["must be a JSON object ({...})"], source)
+    where = _not_unicode(data)
+    if where is not None:
+        problem = (f"{where}: an escape such as \\ud800 stands for half of a UTF-16 pair "
+                   "(a lone surrogate), which is not text; write the character itself")
+        raise ManifestError([problem], source)
     return data
+
+
+def _not_unicode(data: object) -> str | None:
+    """Where the first string that cannot be written as UTF-8 is (JSON escapes can
+    decode to lone surrogates); None when every key and value is text.  A loop,
+    not recursion: the nesting is the attacker's choice."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and not _is_text(value):
+                return where or "the document"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{where}.{_shown(key)}" if where else _shown(key)
+                if not key.isascii() and not _is_text(key):
+                    return f"key {name}"
+                stack.append((name, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Manifest(Record):

@@ -10,22 +10,19 @@ unpacker) as it goes.  A package is trusted only when the scan completes.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
-import posixpath
 import stat
-import sys
-import tarfile
-import zlib
-from collections.abc import Iterator
 
 from ._record import Record
 from .archive import ArMember, MemberReader, read_ar_members
-from .deb822 import parse_control
-from .errors import ArchiveError, ClickError, PackageError
+from .datatree import DIR, EXEC, FILE, SYMLINK, TreeCheck, path_problem, shown
+from .deb822 import parse_control, whole_number
+from .errors import ArchiveError, PackageError
 from .frameworks import validate_framework
 from .manifest import Manifest, dump_manifest, parse_json_object
+from .md5check import Md5Tally, bucket_of, check_md5sums, md5sums_lines
+from .pkgfile import open_regular
 from .spec import (
     ACCEPTED_PREINSTS,
     CLICK_VERSION,
@@ -33,6 +30,7 @@ from .spec import (
     MAINTAINER_SCRIPTS,
     SIGNATURE_PREFIX,
 )
+from .tarread import COMPRESSIONS, TarMember, TarReader, member_limit, open_stream
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -44,24 +42,27 @@ except ImportError:  # pragma: no cover - interpreters without it
 
 
 __all__ = [
-    "open_tar",
-    "read_errors",
     "ClickPackage",
     "DataEntry",
     "ScanResult",
     "audit",
     "audit_control",
     "open_click",
+    "open_data",
     "resolve_in_package",
     "scan_data",
 ]
 
 CONTROL_FILES = ("control", "manifest", "md5sums", "preinst")
-MAX_CONTROL_ARCHIVE = 4 << 20  # compressed control.tar.*
-MAX_CONTROL_FILE = 1 << 20  # each decompressed control member
-MAX_ENTRIES = 250_000
+MAX_CONTROL_FILE = 1 << 20  # control, manifest and preinst, each (md5sums is streamed)
+#: md5sums bytes a line may take beyond its path: an md5, two separators, './', '\n'.
+MD5SUMS_LINE = 32 + 2 + 2 + 1
+MD5SUMS_SLACK = 64 << 10  # md5sums bytes beyond twice that, read to name what is wrong
+MAX_LINKS = 1 << 16  # symbolic and hard links the audit keeps, to resolve them
+MAX_LINK_BYTES = 16 << 20  # and the bytes of their names and targets
 SIZE_MARGIN = 1 << 20  # data may exceed Installed-Size by this much
-_COMPRESSORS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
+RESOLVE_STEPS = 1 << 22  # path components all link resolutions of a scan may walk
+_PATH_MAX = 4096
 
 
 class ClickPackage(Record):
@@ -75,7 +76,7 @@ class ClickPackage(Record):
     signatures: list[ArMember]
     control: dict[str, str]
     manifest_data: dict[str, object]
-    md5sums_raw: bytes
+    md5sums_size: int  # -1 when the control archive has no md5sums
     preinst: bytes | None
     click_binary: str
     owns_file: bool = False
@@ -102,6 +103,24 @@ class ClickPackage(Record):
     def member_reader(self, member: ArMember) -> MemberReader:
         return MemberReader(self.file, member.offset, member.size)
 
+    def md5sums_chunks(self) -> Iterator[bytes]:
+        """The md5sums file, streamed from the control archive (nothing if there is none).
+
+        md5sums has a line per file, tens of MiB for a big app: read it this
+        way rather than whole.
+        """
+        if self.md5sums_size < 0:
+            return
+        try:
+            tar = _control_tar(self.file, self.control_member)
+            for member in tar:
+                if _control_name(member) == "md5sums":
+                    yield from tar.data()
+                    return
+        except ArchiveError as e:
+            raise PackageError(str(e)) from None
+        raise PackageError(f"{self.control_member.name} changed while it was read")
+
     def close(self) -> None:
         if self.owns_file:
             self.file.close()
@@ -124,7 +143,7 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
         name = names[i]
         if want.endswith(".tar"):
             ext = name[len(want):]
-            if not name.startswith(want) or ext not in _COMPRESSORS:
+            if not name.startswith(want) or ext not in COMPRESSIONS:
                 raise PackageError(
                     f"member {i + 1} is {name!r} where {want}.gz was expected "
                     f"(members: {', '.join(names)})"
@@ -145,111 +164,81 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
     return members[2], members[3], signatures
 
 
-def _decompress(raw: MemberReader, name: str) -> IO[bytes]:
-    ext = name[name.index(".tar") + 4:]
-    magic = _COMPRESSORS[ext]
-    head = raw.read(len(magic))
-    raw.seek(0)
+def _tar(f: BinaryIO, member: ArMember, max_members: int | None = None) -> TarReader:
+    """A bounded reader of the (compressed) tar archive in ``member``: by default
+    of as many members as its size allows (:func:`~click_build.tarread.member_limit`)."""
+    ext = member.name[member.name.index(".tar") + 4:]
+    magic = COMPRESSIONS[ext]
+    try:
+        f.seek(member.offset)
+        head = f.read(len(magic))
+    except OSError as e:
+        raise PackageError(f"cannot read {member.name}: {e.strerror}") from None
     if head != magic:
-        raise PackageError(f"{name}: its content is not {ext[1:] or 'tar'} data")
-    buffered = io.BufferedReader(raw, 1 << 20)
-    if ext == ".gz":
-        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
-    if ext == ".xz":
-        import lzma
-
-        return lzma.LZMAFile(buffered)
-    if ext == ".bz2":
-        import bz2
-
-        return bz2.BZ2File(buffered)
-    return buffered
+        raise PackageError(f"{member.name}: its content is not {ext[1:] or 'tar'} data")
+    if max_members is None:
+        max_members = member_limit(member.size)
+    return TarReader(open_stream(f, member.offset, member.size, ext, member.name), member.name,
+                     max_members)
 
 
-_BASE_READ_ERRORS: tuple[type[BaseException], ...] = (
-    tarfile.TarError, EOFError, OSError, zlib.error, ValueError, UnicodeError, OverflowError,
-)
+def _control_tar(f: BinaryIO, member: ArMember) -> TarReader:
+    return _tar(f, member, max_members=16)  # at most the root and four files
 
 
-def read_errors() -> tuple[type[BaseException], ...]:
-    """What a corrupt member can raise; lzma's error only once lzma is loaded (xz data)."""
-    lzma = sys.modules.get("lzma")
-    return _BASE_READ_ERRORS + ((lzma.LZMAError,) if lzma is not None else ())
+def _control_name(member: TarMember) -> str:
+    return member.name.decode("utf-8", "surrogateescape").removeprefix("./")
 
 
-def open_tar(pkg_file: BinaryIO, member: ArMember) -> tarfile.TarFile:
-    stream = _decompress(MemberReader(pkg_file, member.offset, member.size), member.name)
-    try:
-        return tarfile.open(fileobj=stream, mode="r|", bufsize=1 << 16, encoding="utf-8",
-                            errors="surrogateescape")
-    except read_errors() as e:
-        raise PackageError(f"{member.name}: not a valid tar archive ({e})") from None
+def open_data(pkg: ClickPackage) -> TarReader:
+    """A bounded reader of the data archive (errors are :class:`ArchiveError`)."""
+    return _tar(pkg.file, pkg.data_member)
 
 
-def _read_control_archive(f: BinaryIO, member: ArMember) -> dict[str, bytes]:
-    if member.size > MAX_CONTROL_ARCHIVE:
-        raise PackageError(f"{member.name} is implausibly large ({member.size} bytes)")
+def _read_control_archive(f: BinaryIO, member: ArMember) -> tuple[dict[str, bytes], int]:
+    """control, manifest and preinst whole (each capped); md5sums' size only."""
     files: dict[str, bytes] = {}
+    md5sums_size = -1
+    tar = _control_tar(f, member)
     try:
-        with open_tar(f, member) as tar:
-            for info in tar:
-                name = info.name[2:] if info.name.startswith("./") else info.name
-                if name in ("", "."):
-                    if not info.isdir():
-                        raise PackageError(f"{member.name}: root entry is not a directory")
-                    continue
-                if name in MAINTAINER_SCRIPTS and name != "preinst":
-                    raise PackageError(
-                        f"maintainer script {name!r} is not allowed in Click packages"
-                    )
-                if name not in CONTROL_FILES:
-                    raise PackageError(f"{member.name}: unexpected member {info.name!r}")
-                if not info.isreg():
-                    raise PackageError(f"{member.name}: {name} is not a regular file")
-                if name in files:
-                    raise PackageError(f"{member.name}: {name} appears twice")
-                if info.size > MAX_CONTROL_FILE:
-                    raise PackageError(f"{member.name}: {name} is implausibly large")
-                data = tar.extractfile(info)
-                assert data is not None
-                files[name] = data.read()
-    except ClickError:
-        raise
-    except read_errors() as e:
-        raise PackageError(f"{member.name}: corrupt archive ({e})") from None
-    return files
-
-
-def _parse_md5sums(raw: bytes) -> dict[str, str]:
-    sums: dict[str, str] = {}
-    for number, line in enumerate(raw.decode("utf-8", "surrogateescape").splitlines(), 1):
-        if not line:
-            continue
-        digest, sep, path = line[:32], line[32:34], line[34:]
-        if (len(digest) != 32 or any(c not in "0123456789abcdef" for c in digest)
-                or sep not in ("  ", " *") or not path):
-            raise PackageError(f"md5sums: line {number} is not 'MD5  path'")
-        path = path[2:] if path.startswith("./") else path
-        if _path_problem(path):
-            raise PackageError(f"md5sums: line {number}: {_path_problem(path)}")
-        if path in sums:
-            raise PackageError(f"md5sums: {path} is listed twice")
-        sums[path] = digest
-    return sums
+        for info in tar:
+            name = _control_name(info)
+            if name in ("", "."):
+                if not info.isdir():
+                    raise PackageError(f"{member.name}: root entry is not a directory")
+                continue
+            if name in MAINTAINER_SCRIPTS and name != "preinst":
+                raise PackageError(
+                    f"maintainer script {name!r} is not allowed in Click packages"
+                )
+            if name not in CONTROL_FILES:
+                raise PackageError(f"{member.name}: unexpected member {name!r}")
+            if not info.isreg():
+                raise PackageError(f"{member.name}: {name} is not a regular file")
+            if name in files or (name == "md5sums" and md5sums_size >= 0):
+                raise PackageError(f"{member.name}: {name} appears twice")
+            if name == "md5sums":
+                md5sums_size = info.size
+                continue
+            if info.size > MAX_CONTROL_FILE:
+                raise PackageError(f"{member.name}: {name} is implausibly large")
+            files[name] = tar.read(MAX_CONTROL_FILE)
+        # md5sums' bytes are read (and skipped) to the end: a truncated archive fails now
+    except ArchiveError as e:
+        raise PackageError(str(e)) from None
+    return files, md5sums_size
 
 
 def open_click(source: str | os.PathLike[str] | BinaryIO) -> ClickPackage:
     """Open a .click and check its container and control archive.
 
-    Raises :class:`PackageError` for anything malformed; never another error
-    for bad input.
+    A path must name a regular file (a FIFO, device, folder or socket is
+    refused at once, never waited on).  Raises :class:`PackageError` for
+    anything malformed; never another error for bad input.
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        try:
-            f: BinaryIO = open(path, "rb")
-        except OSError as e:
-            raise PackageError(f"{path}: cannot open: {e.strerror}") from None
+        f = open_regular(path)
         owns = True
     else:
         f, path, owns = source, getattr(source, "name", "<stream>"), False
@@ -280,7 +269,7 @@ def _open(f: BinaryIO, path: str, owns: bool) -> ClickPackage:
     if small(members[0]) != b"2.0\n":
         raise PackageError("debian-binary does not contain '2.0'")
     click_binary = small(members[1]).decode("ascii", "replace").strip()
-    files = _read_control_archive(f, control_member)
+    files, md5sums_size = _read_control_archive(f, control_member)
     for required in ("control", "manifest"):
         if required not in files:
             raise PackageError(f"{control_member.name} has no {required} file")
@@ -292,15 +281,14 @@ def _open(f: BinaryIO, path: str, owns: bool) -> ClickPackage:
     manifest_data = parse_json_object(files["manifest"], "manifest")
     return ClickPackage(
         path, f, members, control_member, data_member, signatures, control,
-        manifest_data, files.get("md5sums", b""), files.get("preinst"), click_binary, owns,
+        manifest_data, md5sums_size, files.get("preinst"), click_binary, owns,
     )
 
 
 # -------------------------------------------------------------- control ---
 
 def _click_version_ok(value: str) -> bool:
-    parts = value.split(".")
-    return all(p.isdigit() and p.isascii() for p in parts) and compare_versions(
+    return all(whole_number(p) is not None for p in value.split(".")) and compare_versions(
         value, CLICK_VERSION) <= 0
 
 
@@ -343,7 +331,7 @@ def audit_control(
         if value is None and fieldname != "Architecture":
             raise PackageError(f"control: no {fieldname} field")
     size = pkg.field("Installed-Size")
-    if size is None or not size.isdigit():
+    if size is None or whole_number(size) is None:
         raise PackageError(f"control: Installed-Size {size!r} is not a whole number")
     validate_framework(manifest.framework, frameworks_dir, force_missing_framework)
     if architecture is not None:
@@ -374,8 +362,9 @@ class DataEntry(Record):
 
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from hashlib import _Hash
-    from typing import IO, BinaryIO, Literal, Protocol
+    from typing import BinaryIO, Literal, Protocol
 
     class DataSink(Protocol):
         """Receives each checked entry in archive order (the installer's unpacker)."""
@@ -389,178 +378,225 @@ if TYPE_CHECKING:
         def hardlink(self, entry: DataEntry) -> None: ...
 
 
+_KIND_OF = {"dir": DIR, "symlink": SYMLINK}
+_KIND_NAMES = {DIR: "dir", FILE: "file", EXEC: "file", SYMLINK: "symlink"}
+
+
 class ScanResult:
-    """What a scan saw: counts, and every path's kind for link resolution."""
+    """What a scan saw: counts, the links (to resolve paths), and with
+    ``index=True`` the kind of every path."""
 
     def __init__(self) -> None:
         self.entries = 0
         self.files = 0
         self.bytes = 0
-        self.kinds: dict[str, str] = {}  # path -> kind
         self.symlinks: dict[str, str] = {}  # path -> target
+        self.hardlinks: dict[str, str] = {}  # path -> the file it repeats
+        self.tree: TreeCheck | None = None
+        self.resolve_steps = RESOLVE_STEPS  # left for resolve_in_package
+
+    def kind(self, path: str) -> str | None:
+        """'dir', 'file' or 'symlink' for a path the archive holds or implies; None if
+        it does not.  Needs a scan with ``index=True``."""
+        if path == "":
+            return "dir"
+        index = self.tree.index if self.tree is not None else None
+        if index is None:
+            raise ValueError("kind() needs a scan_data(..., index=True)")
+        return _KIND_NAMES.get(index.get(path))
+
+    def is_executable(self, path: str) -> bool:
+        """A regular file (or hard link to one) with an execute bit; needs ``index=True``."""
+        index = self.tree.index if self.tree is not None else None
+        if index is None:
+            raise ValueError("is_executable() needs a scan_data(..., index=True)")
+        return index.get(path) == EXEC
 
 
-def _path_problem(path: str) -> str | None:
-    parts = path.split("/")
-    if path.startswith("/"):
-        return f"absolute path {path!r}"
-    if any(p in ("", ".", "..") for p in parts):
-        return f"path {path!r} is not clean (empty, '.' or '..' component)"
-    if any(ord(c) < 32 for c in path):
-        return f"path {path!r} contains a control character"
-    return None
-
-
-def _normalise_mode(info: tarfile.TarInfo, path: str) -> int:
-    if info.mode & (stat.S_ISUID | stat.S_ISGID):
-        raise PackageError(f"data: {path} has the setuid or setgid bit")
-    if info.isdir() or info.mode & 0o111:
-        return 0o755
-    return 0o644
-
-
-def _entry(info: tarfile.TarInfo, result: ScanResult) -> DataEntry:
-    name = info.name
-    if name in (".", "./"):
-        if not info.isdir():
+def _entry(member: TarMember) -> tuple[DataEntry, bytes]:
+    """The checked entry of a member, and its path as the archive's bytes."""
+    raw = member.name
+    if raw in (b".", b"./"):
+        if not member.isdir():
             raise PackageError("data: the package root is not a directory")
-        return DataEntry("", "dir", 0o755, 0, int(info.mtime))
-    if not name.startswith("./"):
+        return DataEntry("", "dir", 0o755, 0, member.mtime), b""
+    if not raw.startswith(b"./"):
+        name = raw.decode("utf-8", "surrogateescape")
         raise PackageError(f"data: member {name!r} does not start with './'")
-    path = name[2:].rstrip("/") if info.isdir() else name[2:]
-    problem = _path_problem(path)
+    kind = member.type
+    raw = raw[2:]
+    if kind == b"5" and raw.endswith(b"/"):
+        raw = raw[:-1]
+    path = raw.decode("utf-8", "surrogateescape")
+    problem = path_problem(path)
     if problem:
         raise PackageError(f"data: {problem}")
-    if path.split("/")[0] == ".click":
-        raise PackageError(f"data: {path} is inside the reserved top-level .click directory")
-    if path in result.kinds:
-        raise PackageError(f"data: {path} appears twice")
-    parent = posixpath.dirname(path)
-    while parent:
-        kind = result.kinds.get(parent)
-        if kind is not None:
-            if kind != "dir":
-                raise PackageError(
-                    f"data: {path} would be written through {parent}, which is a {kind}"
-                )
-            break
-        result.kinds[parent] = "dir"  # implied by the path
-        parent = posixpath.dirname(parent)
-    mtime = int(info.mtime)
-    if info.isdir():
-        return DataEntry(path, "dir", _normalise_mode(info, path), 0, mtime,
-                         stored_mode=info.mode & 0o7777)
-    if info.isreg():
-        if info.type not in (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.CONTTYPE):
-            raise PackageError(f"data: {path} has an unsupported member type")
-        return DataEntry(path, "file", _normalise_mode(info, path), info.size, mtime,
-                         stored_mode=info.mode & 0o7777)
-    if info.issym():
-        if not info.linkname or "\0" in info.linkname:
-            raise PackageError(f"data: symbolic link {path} has an empty target")
-        return DataEntry(path, "symlink", 0o777, 0, mtime, info.linkname)
-    if info.islnk():
-        target = info.linkname[2:] if info.linkname.startswith("./") else info.linkname
-        if _path_problem(target) or result.kinds.get(target) != "file":
-            raise PackageError(
-                f"data: hard link {path} -> {info.linkname} does not point to an earlier "
-                "file of the package"
-            )
-        return DataEntry(path, "hardlink", 0o644, 0, mtime, target)
-    what = {tarfile.CHRTYPE: "character device", tarfile.BLKTYPE: "block device",
-            tarfile.FIFOTYPE: "fifo"}.get(info.type, f"member of type {info.type!r}")
-    raise PackageError(f"data: {path} is a {what}; only files, directories and links are allowed")
+    mode = member.mode
+    if mode & (stat.S_ISUID | stat.S_ISGID) and kind in (b"0", b"5"):
+        raise PackageError(f"data: {shown(path)} has the setuid or setgid bit")
+    if kind == b"0":
+        return DataEntry(path, "file", 0o755 if mode & 0o111 else 0o644, member.size,
+                         member.mtime, stored_mode=mode & 0o7777), raw
+    if kind == b"5":
+        return DataEntry(path, "dir", 0o755, 0, member.mtime, stored_mode=mode & 0o7777), raw
+    if kind == b"2":
+        target = member.linkname.decode("utf-8", "surrogateescape")
+        if not target:
+            raise PackageError(f"data: symbolic link {shown(path)} has an empty target")
+        return DataEntry(path, "symlink", 0o777, 0, member.mtime, target), raw
+    if kind == b"1":
+        target = member.linkname.decode("utf-8", "surrogateescape").removeprefix("./")
+        if path_problem(target):
+            raise PackageError(f"data: hard link {shown(path)} -> {shown(target)} does not "
+                               "point to an earlier file of the package")
+        return DataEntry(path, "hardlink", 0o644, 0, member.mtime, target), raw
+    what = {b"3": "character device", b"4": "block device", b"6": "fifo"}[kind]
+    raise PackageError(f"data: {shown(path)} is a {what}; only files, directories and links "
+                       "are allowed")
 
 
-def scan_data(pkg: ClickPackage, sink: DataSink | None = None) -> ScanResult:
-    """Stream the data archive once, checking every entry and every md5 sum."""
-    size = pkg.field("Installed-Size") or "0"
-    declared = int(size) if size.isascii() and size.isdigit() else 0  # hostile: no crash
+def _replay(pkg: ClickPackage) -> Callable[[int], Iterator[tuple[str, int]]]:
+    """The (path, kind) of the archive's first members, read again (see TreeCheck)."""
+
+    def replay(count: int) -> Iterator[tuple[str, int]]:
+        if not count:
+            return
+        for member in open_data(pkg):
+            entry, _raw = _entry(member)
+            if entry.path:
+                kind = _KIND_OF.get(entry.kind) or (EXEC if entry.mode & 0o111 else FILE)
+                yield entry.path, kind
+                count -= 1
+                if not count:
+                    return
+
+    return replay
+
+
+def scan_data(pkg: ClickPackage, sink: DataSink | None = None,
+              index: bool = False) -> ScanResult:
+    """Stream the data archive once, checking every entry and every md5 sum.
+
+    ``index=True`` keeps the kind of every path for :meth:`ScanResult.kind`
+    (8 bytes a path); without it the scan keeps nothing per member but links.
+    """
+    try:
+        return _scan(pkg, sink, index)
+    except ArchiveError as e:
+        raise PackageError(str(e)) from None
+
+
+def _scan(pkg: ClickPackage, sink: DataSink | None, index: bool) -> ScanResult:
+    declared = whole_number(pkg.field("Installed-Size") or "0") or 0  # junk: refused by the audit
     budget = declared * 1024 + SIZE_MARGIN
     result = ScanResult()
-    hashes: dict[str, str] = {}
-    member = pkg.data_member
-    try:
-        with open_tar(pkg.file, member) as tar:
-            for info in tar:
-                result.entries += 1
-                if result.entries > MAX_ENTRIES:
-                    raise PackageError(f"data: more than {MAX_ENTRIES} entries")
-                entry = _entry(info, result)
-                if entry.path:
-                    result.kinds[entry.path] = "file" if entry.kind == "hardlink" else entry.kind
-                if entry.kind == "file":
-                    result.bytes += entry.size
-                    if result.bytes > budget:
-                        raise PackageError(
-                            f"data expands beyond the declared Installed-Size ({declared} KiB)"
-                        )
-                    stream = tar.extractfile(info)
-                    assert stream is not None
-                    digest = md5()
-                    chunks = _hashed_chunks(stream, entry.size, digest)
-                    if sink is not None:
-                        sink.file(entry, chunks)
-                    for _ in chunks:  # drain what the sink did not read
-                        pass
-                    hashes[entry.path] = digest.hexdigest()
-                    result.files += 1
-                elif entry.kind == "hardlink":
-                    hashes[entry.path] = hashes[entry.target]
-                    if sink is not None:
-                        sink.hardlink(entry)
-                elif entry.kind == "symlink":
-                    result.symlinks[entry.path] = entry.target
-                    result.bytes += len(entry.target)
-                    if sink is not None:
-                        sink.symlink(entry)
-                elif sink is not None:
-                    sink.directory(entry)
-    except ClickError:
-        raise
-    except read_errors() as e:
-        raise PackageError(f"{member.name}: corrupt archive ({e})") from None
-    _check_md5sums(_parse_md5sums(pkg.md5sums_raw), hashes, result)
+    tree = result.tree = TreeCheck(_replay(pkg), index)
+    tally = Md5Tally()
+    links: dict[bytes, str] = {}
+    link_bytes = 0
+    listable = 0  # the bytes of md5sums' lines for these files and links, at most
+    tar = open_data(pkg)
+    root = False
+    for member in tar:
+        result.entries += 1
+        entry, raw = _entry(member)
+        kind = entry.kind
+        if not entry.path:
+            if root:
+                raise PackageError("data: the package root appears twice")
+            root = True
+            if sink is not None:
+                sink.directory(entry)
+        elif kind == "file":
+            tree.add(entry.path, EXEC if entry.mode & 0o111 else FILE)
+            result.bytes += entry.size
+            if result.bytes > budget:
+                raise PackageError(
+                    f"data expands beyond the declared Installed-Size ({declared} KiB)"
+                )
+            digest = md5()
+            chunks = _hashed(tar.data(), digest)
+            if sink is not None:
+                sink.file(entry, chunks)
+            for _ in chunks:  # drain what the sink did not read
+                pass
+            tally.add(raw, digest.hexdigest().encode("ascii"))
+            result.files += 1
+            listable += len(raw) + MD5SUMS_LINE
+        elif kind == "dir":
+            tree.add(entry.path, DIR)
+            if sink is not None:
+                sink.directory(entry)
+        else:
+            link_bytes += len(raw) + len(entry.target)
+            if len(links) >= MAX_LINKS or link_bytes > MAX_LINK_BYTES:
+                raise PackageError(f"data: more than {MAX_LINKS} links, or more than "
+                                   f"{MAX_LINK_BYTES >> 20} MiB of link names and targets")
+            links[raw] = entry.path
+            listable += len(raw) + MD5SUMS_LINE
+            if kind == "symlink":
+                tree.add(entry.path, SYMLINK)
+                result.symlinks[entry.path] = entry.target
+                result.bytes += len(entry.target)
+                if sink is not None:
+                    sink.symlink(entry)
+            else:
+                tree.add_hardlink(entry.path, entry.target)
+                result.hardlinks[entry.path] = entry.target
+                if sink is not None:
+                    sink.hardlink(entry)
+    # md5sums has a line per file (and per link to one): far larger than those lines
+    # can be, it is refused before it is read (it could hold gigabytes of nothing).  A
+    # few lines too many are read, so that the check names the file they list.
+    limit = 2 * listable + MD5SUMS_SLACK
+    if pkg.md5sums_size > limit:
+        raise PackageError(f"md5sums: {pkg.md5sums_size} bytes, far more than the lines of "
+                           f"the {result.files} files and {len(links)} links of the data "
+                           f"archive can take ({limit})")
+    check_md5sums(
+        tally, lambda: md5sums_lines(pkg.md5sums_chunks()), links, result.hardlinks,
+        {link: resolve_in_package(link, result) for link in result.symlinks},
+        lambda buckets: _rescan(pkg, buckets))
     return result
 
 
-def _hashed_chunks(stream: IO[bytes], size: int, digest: _Hash) -> Iterator[bytes]:
-    remaining = size
-    while remaining:
-        chunk = stream.read(min(remaining, 1 << 20))
-        if not chunk:
-            raise PackageError("data: archive ends inside a file")
+def _hashed(chunks: Iterable[bytes], digest: _Hash) -> Iterator[bytes]:
+    for chunk in chunks:
         digest.update(chunk)
-        remaining -= len(chunk)
         yield chunk
 
 
-def _check_md5sums(listed: dict[str, str], actual: dict[str, str], result: ScanResult) -> None:
-    for path, digest in actual.items():
-        want = listed.get(path)
-        if want is None:
-            raise PackageError(f"md5sums: {path} is not listed")
-        if want != digest:
-            raise PackageError(f"md5sums: {path} does not match its checksum (altered file)")
-    for path, digest in listed.items():
-        if path in actual:
+def _rescan(pkg: ClickPackage, buckets: set[int]) -> Iterator[tuple[bytes, bytes]]:
+    """(path, md5 hex) of the data files in ``buckets``: a diagnosis, read again."""
+    tar = open_data(pkg)
+    for member in tar:
+        if not member.isreg():
             continue
-        if path not in result.symlinks:
-            raise PackageError(f"md5sums: {path} is listed but not in the package")
-        # The original lists symlinks with their target's sum: check it when
-        # the target is a file of this package, ignore it otherwise.
-        resolved = resolve_in_package(path, result)
-        if resolved in actual and actual[resolved] != digest:
-            raise PackageError(f"md5sums: {path} does not match its checksum")
+        raw = _entry(member)[1]
+        if bucket_of(raw) in buckets:
+            digest = md5()
+            for chunk in tar.data():
+                digest.update(chunk)
+            yield raw, digest.hexdigest().encode("ascii")
 
 
 def resolve_in_package(path: str, result: ScanResult) -> str | None:
-    """Follow the package's own symlinks; None when the path leaves the package."""
-    parts = path.split("/")
-    resolved: list[str] = []
+    """Follow the package's own symlinks; None when the path leaves the package.
+
+    As the kernel resolves: at most 40 links followed, paths up to PATH_MAX.
+    All the resolutions of one scan share a budget of steps, so that no set of
+    links, however deep or many, costs more than a few seconds.
+    """
+    symlinks = result.symlinks
+    parts = path.split("/")[::-1]  # a stack: the next component is last
+    resolved: list[str] = []  # the resolved path so far, one entry per component
     hops = 0
     while parts:
-        part = parts.pop(0)
+        result.resolve_steps -= 1
+        if result.resolve_steps < 0:
+            raise PackageError("data: the package's symbolic links are too many or too "
+                               "deep to resolve")
+        part = parts.pop()
         if part in ("", "."):
             continue
         if part == "..":
@@ -568,16 +604,18 @@ def resolve_in_package(path: str, result: ScanResult) -> str | None:
                 return None
             resolved.pop()
             continue
-        candidate = "/".join([*resolved, part])
-        target = result.symlinks.get(candidate)
+        candidate = f"{resolved[-1]}/{part}" if resolved else part
+        if len(candidate) > _PATH_MAX:
+            return None
+        target = symlinks.get(candidate)
         if target is None:
-            resolved.append(part)
+            resolved.append(candidate)
             continue
         hops += 1
         if hops > 40 or target.startswith("/"):
             return None
-        parts = target.split("/") + parts
-    return "/".join(resolved)
+        parts.extend(reversed(target.split("/")))
+    return resolved[-1] if resolved else ""
 
 
 def audit(

@@ -59,6 +59,7 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
             raise PackageError(f"{where}: is {_kind(mode)}; a package must be a regular file")
         os.set_blocking(fd, True)
         f = os.fdopen(fd, "rb")
+        f.raw.name = where  # type: ignore[attr-defined]  # messages name the path, not the fd
     except BaseException:
         os.close(fd)
         raise

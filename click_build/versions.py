@@ -11,15 +11,16 @@ import functools
 import re
 
 from ._record import Record
+from .deb822 import whole_number
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 
 __all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
 
-_EPOCH = re.compile(r"^(\d+):")
-_UPSTREAM_CHARS = re.compile(r"^[A-Za-z0-9.+~:-]*$")
-_REVISION_CHARS = re.compile(r"^[A-Za-z0-9.+~]*$")
+_EPOCH = re.compile(r"([0-9]{1,18}):")  # not \d, which takes every script's digits
+_UPSTREAM_CHARS = re.compile(r"[A-Za-z0-9.+~:-]*")  # fullmatch: '$' takes a final newline
+_REVISION_CHARS = re.compile(r"[A-Za-z0-9.+~]*")
 
 
 class DebianVersion(Record):
@@ -60,7 +61,7 @@ def version_problem(text: str) -> str | None:
     rest = text
     if ":" in text:
         epoch, _, rest = text.partition(":")
-        if not epoch.isdigit() or not epoch.isascii():
+        if whole_number(epoch) is None:
             return f"epoch {epoch!r} must be a number"
     upstream, sep, revision = rest.rpartition("-")
     if not sep:
@@ -69,29 +70,35 @@ def version_problem(text: str) -> str | None:
         return "revision after the last '-' must not be empty"
     if not upstream:
         return "upstream version must not be empty"
-    if not upstream[0].isdigit() or not upstream[0].isascii():
+    if not _isdigit(upstream[0]):
         return f"upstream version {upstream!r} must start with a digit"
-    if not _UPSTREAM_CHARS.match(upstream):
+    if not _UPSTREAM_CHARS.fullmatch(upstream):
         return (
             f"upstream version {upstream!r} may only contain letters, digits "
             "and . + ~ - :"
         )
-    if revision and not _REVISION_CHARS.match(revision):
+    if revision and not _REVISION_CHARS.fullmatch(revision):
         return f"revision {revision!r} may only contain letters, digits and . + ~"
     return None
 
 
 def epochless(version: str) -> str:
     """The version without its epoch, as used in package file names."""
-    return _EPOCH.sub("", version, count=1)
+    m = _EPOCH.match(version)
+    return version[m.end():] if m else version
+
+
+def _isdigit(c: str) -> bool:
+    """dpkg's isdigit() in the C locale: ASCII digits only ('²'.isdigit() is True)."""
+    return "0" <= c <= "9"
 
 
 def _order(c: str) -> int:
     if c == "~":
         return -1
-    if c.isdigit():
+    if _isdigit(c):
         return 0
-    if c.isalpha():
+    if c.isascii() and c.isalpha():
         return ord(c)
     return ord(c) + 256
 
@@ -101,7 +108,7 @@ def _compare_part(a: str, b: str) -> int:
     i = j = 0
     while i < len(a) or j < len(b):
         first_diff = 0
-        while (i < len(a) and not a[i].isdigit()) or (j < len(b) and not b[j].isdigit()):
+        while (i < len(a) and not _isdigit(a[i])) or (j < len(b) and not _isdigit(b[j])):
             ac = _order(a[i]) if i < len(a) else 0
             bc = _order(b[j]) if j < len(b) else 0
             if ac != bc:
@@ -112,14 +119,14 @@ def _compare_part(a: str, b: str) -> int:
             i += 1
         while j < len(b) and b[j] == "0":
             j += 1
-        while i < len(a) and a[i].isdigit() and j < len(b) and b[j].isdigit():
+        while i < len(a) and _isdigit(a[i]) and j < len(b) and _isdigit(b[j]):
             if not first_diff:
                 first_diff = ord(a[i]) - ord(b[j])
             i += 1
             j += 1
-        if i < len(a) and a[i].isdigit():
+        if i < len(a) and _isdigit(a[i]):
             return 1
-        if j < len(b) and b[j].isdigit():
+        if j < len(b) and _isdigit(b[j]):
             return -1
         if first_diff:
             return first_diff

@@ -81,3 +81,11 @@ def test_private_copy_has_no_name_in_the_file_system(tmp_path: Path) -> None:
 def test_missing_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(PackageError, match="cannot open: No such file or directory"):
         private_copy(tmp_path / "absent.click")
+
+
+def test_open_regular_names_the_path(tmp_path: Path) -> None:
+    """Messages about the open package name its path, not its descriptor."""
+    path = tmp_path / "pkg.click"
+    path.write_bytes(b"!<arch>\n")
+    with open_regular(path) as f:
+        assert f.name == str(path)

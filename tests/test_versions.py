@@ -32,6 +32,8 @@ def test_valid(good: str) -> None:
     ("", "non-empty"), ("abc", "start with a digit"), ("1_0", "'_'"), ("1/0", "'/'"),
     ("1.0-", "revision"), ("x:1", "epoch"), ("1.0 beta", "whitespace"), ("1.0-a_b", "'_'"),
     ("1.0-a:b", "epoch"), ("1.0!", "may only contain"),
+    # a '$' anchor takes a final newline; every rule must refuse it
+    ("1.0\n", "whitespace"), ("1:1.0-1\n", "whitespace"),
 ])
 def test_invalid(bad: str, why: str) -> None:
     problem = version_problem(bad)
@@ -41,3 +43,4 @@ def test_invalid(bad: str, why: str) -> None:
 def test_epochless() -> None:
     assert epochless("1:2.0~beta1") == "2.0~beta1"
     assert epochless("2.0") == "2.0"
+

@@ -154,13 +154,11 @@ def run_contents(args: argparse.Namespace) -> int:
 
 
 def _contents(path: str) -> int:
-    from ..listing import contents_lines
+    from ..listing import write_contents
     from ..package import open_click
 
     with open_click(path) as pkg:
-        out = sys.stdout
-        for line in contents_lines(pkg):
-            out.write(line + "\n")
+        write_contents(pkg, sys.stdout)
     return 0
 
 

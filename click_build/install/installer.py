@@ -302,7 +302,7 @@ class Installer:
         from .unpack import Unpacker, write_admin_dir
 
         mask = os.umask(0o022)
-        files = pkg.md5sums_raw.count(b"\n")
+        files = sum(chunk.count(b"\n") for chunk in pkg.md5sums_chunks())
         with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
             unpacker = Unpacker(root_fd, progress.advance)
             try:

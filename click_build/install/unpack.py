@@ -15,7 +15,7 @@ import os
 import posixpath
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..package import ClickPackage, DataEntry
 
@@ -180,22 +180,26 @@ def write_admin_dir(version_fd: int, pkg: ClickPackage, manifest_bytes: bytes,
         for sub in ("info", "updates", "triggers"):
             os.mkdir(sub, 0o755, dir_fd=admin)
         info = os.open("info", _DIR_FLAGS, dir_fd=admin)
-        files: list[tuple[int, str, bytes, int]] = [
-            (info, f"{name}.manifest", manifest_bytes, 0o644),
-            (info, f"{name}.md5sums", pkg.md5sums_raw, 0o644),
-            (info, f"{name}.list", ("\n".join(listing) + "\n").encode("utf-8", "surrogateescape"),
-             0o644),
-            (info, "format", b"1\n", 0o644),
-            (admin, "status", _status(pkg.control).encode("utf-8"), 0o644),
-            (admin, "available", b"", 0o644),
+        files: list[tuple[int, str, Iterable[bytes], int]] = [
+            (info, f"{name}.manifest", (manifest_bytes,), 0o644),
+            # streamed: a line per file, tens of MiB for a big app
+            (info, f"{name}.md5sums", pkg.md5sums_chunks(), 0o644),
+            (info, f"{name}.list",
+             (("\n".join(listing) + "\n").encode("utf-8", "surrogateescape"),), 0o644),
+            (info, "format", (b"1\n",), 0o644),
+            (admin, "status", (_status(pkg.control).encode("utf-8"),), 0o644),
+            (admin, "available", (), 0o644),
         ]
         if pkg.preinst is not None:
-            files.append((info, f"{name}.preinst", pkg.preinst, 0o755))
+            files.append((info, f"{name}.preinst", (pkg.preinst,), 0o755))
         try:
-            for dir_fd, filename, data, mode in files:
+            for dir_fd, filename, chunks, mode in files:
                 fd = os.open(filename, _FILE_FLAGS, mode, dir_fd=dir_fd)
                 try:
-                    os.write(fd, data)
+                    for chunk in chunks:
+                        view = memoryview(chunk)
+                        while view:  # a write may be short
+                            view = view[os.write(fd, view):]
                 finally:
                     os.close(fd)
         finally:

@@ -1,46 +1,93 @@
 """One streaming pass over the data archive, keeping only what the checks need.
 
-The sink sees every entry that the core audit (:func:`scan_data`) accepts.  It
-keeps the ELF header of every file (from the first chunk, which is read
-anyway), the modes, the bytes of the few small files the checks parse
-(desktop entries, AppArmor and hook JSON), and what the QML files and compiled
-code say (:mod:`.qml`, read line by line).  Nothing else is held in memory.
+The sink sees every entry that the core audit (:func:`scan_data`) accepts.
+Nothing is kept per member: the audit's index answers what kind a path is
+(8 bytes a path), findings that list paths keep the first few and a count
+(:class:`Sample`), and the bytes kept are those of the few small files the
+checks parse (desktop entries, AppArmor and hook JSON), within a total cap.
+ELF headers are read from the first chunk of each file, which is read anyway;
+QML files and compiled code are read line by line (:mod:`.qml`) as they pass.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
 from .. import _console
+from ..deb822 import whole_number
 from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
 from .qml import QSETTINGS, QmlFacts, QmlScanner
 
-__all__ = ["MAX_PARSED_FILE", "Collected", "collect"]
+__all__ = ["MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "Collected", "Sample", "collect"]
 
 #: Hook files bigger than this are not read (and reported): they are a few KiB.
 MAX_PARSED_FILE = 1 << 20
+#: All the parsed files together (a manifest may name many).
+MAX_PARSED_TOTAL = 16 << 20
 #: Qt's symbol version tags (``Qt_5.15``) name the Qt release compiled code needs.
 _QT = re.compile(rb"Qt_([0-9]{1,2})\.([0-9]{1,2})(?![0-9])")
 _QT_TAIL = 8
+_SHOWN = 5  # paths a finding names
+_KEPT_ELF = 4096  # ELF facts kept by path, for hard links to them
+_KEPT_QML = 4096  # QML facts kept by path, likewise
+_KEPT_FOLDERS = 1024  # reported folders whose contents are not reported again
+_KEPT_TRIPLETS = 256  # lib/<triplet>/bin folders
+
+
+class Sample:
+    """A set of paths too large to keep: its size and its first few paths
+    (the smallest ones with ``ordered=True``, else the first seen)."""
+
+    def __init__(self, ordered: bool = False) -> None:
+        self.paths: list[str] = []
+        self.count = 0
+        self._ordered = ordered
+
+    def add(self, path: str) -> None:
+        self.count += 1
+        if self._ordered:
+            if len(self.paths) < _SHOWN or path < self.paths[-1]:
+                bisect.insort(self.paths, path)
+                del self.paths[_SHOWN:]
+        elif len(self.paths) < _SHOWN:
+            self.paths.append(path)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def listing(self) -> str:
+        """The first paths, and how many more."""
+        more = self.count - len(self.paths)
+        return ", ".join(self.paths) + (f" and {more} more" if more > 0 else "")
 
 
 class Collected:
     """What the review knows about the data tree after the pass."""
 
-    def __init__(self, scan: ScanResult) -> None:
+    def __init__(self, scan: ScanResult, package_name: str = "") -> None:
         self.scan = scan
-        self.executables: set[str] = set()
-        self.world_writable: list[str] = []
-        self.elf: dict[str, ElfInfo] = {}
+        self.package_name = package_name
+        self.world_writable = Sample()
+        self.code = Sample(ordered=True)  # ELF files with code
+        self.machines: dict[str, tuple[frozenset[str], Sample]] = {}  # code, by machine
+        self.qt: dict[tuple[int, int], Sample] = {}  # code, by the newest Qt it links
+        self.vcs = Sample()
+        self.leftovers = Sample()
+        self.lib_triplets: set[str] = set()  # X of lib/X/bin/NAME files
         self.contents: dict[str, bytes] = {}
         self.too_large: set[str] = set()
-        self.hardlinks: dict[str, str] = {}
-        self.qt: dict[str, tuple[int, int]] = {}  # ELF -> newest Qt linked
-        self.qml: dict[str, QmlFacts] = {}  # every .qml file
         self.uses_qsettings = False  # some compiled code names QSettings
-        self.order: list[str] = []  # every path, archive order
+        self.lomiri = Sample(ordered=True)  # QML files that import Lomiri modules
+        self.mainviews = Sample(ordered=True)  # QML files with a MainView
+        self.named = Sample(ordered=True)  # those that set an applicationName: "PATH ('NAME')"
+        self.named_paths = Sample(ordered=True)  # and their paths
+        self.name_matches = False  # some MainView's applicationName is the package name
+        self._elf: dict[str, tuple[ElfInfo, tuple[int, int] | None]] = {}
+        self._qml: dict[str, QmlFacts] = {}
+        self._flagged: set[str] = set()
 
     def resolve(self, path: str) -> str | None:
         """The package path that ``path`` names after symlinks and hard links.
@@ -52,25 +99,74 @@ class Collected:
         resolved = resolve_in_package(path, self.scan)
         if resolved is None:
             return None
-        return self.hardlinks.get(resolved, resolved)
+        return self.scan.hardlinks.get(resolved, resolved)
 
     def kind(self, path: str) -> str | None:
         """'file' or 'dir' for what ``path`` names; None if missing or outside."""
         resolved = self.resolve(path)
         if resolved is None:
             return None
-        if resolved == "":
-            return "dir"
-        kind = self.scan.kinds.get(resolved)
+        kind = self.scan.kind(resolved)
         return kind if kind in ("file", "dir") else None
 
     def is_executable(self, path: str) -> bool:
         resolved = self.resolve(path)
-        return resolved is not None and resolved in self.executables
+        return resolved is not None and self.scan.is_executable(resolved)
 
     def content(self, path: str) -> bytes | None:
         resolved = self.resolve(path)
         return None if resolved is None else self.contents.get(resolved)
+
+    def add_elf(self, path: str, elf: ElfInfo, qt: tuple[int, int] | None) -> None:
+        if len(self._elf) < _KEPT_ELF:
+            self._elf[path] = (elf, qt)
+        if not elf.is_code:
+            return
+        self.code.add(path)
+        group = self.machines.get(elf.description)
+        if group is None:
+            group = self.machines[elf.description] = (elf.arches, Sample(ordered=True))
+        group[1].add(path)
+        if qt is not None:
+            self.qt.setdefault(qt, Sample(ordered=True)).add(path)
+
+    def add_qml(self, path: str, facts: QmlFacts) -> None:
+        if len(self._qml) < _KEPT_QML:
+            self._qml[path] = facts
+        if facts.imports_lomiri:
+            self.lomiri.add(path)
+        if not facts.has_mainview:
+            return
+        self.mainviews.add(path)
+        names = facts.application_names
+        if names:
+            self.named.add(f"{path} ({names[-1]!r})")
+            self.named_paths.add(path)
+            self.name_matches = self.name_matches or self.package_name in names
+
+    def note(self, path: str, is_dir: bool, elf: ElfInfo | None = None) -> None:
+        """Version-control data and build leftovers, folders reported once."""
+        if not path or (self._flagged and _inside(path, self._flagged)):
+            return
+        from .lint import _LEFTOVER, _VCS  # the patterns live with the check
+
+        base = path.rpartition("/")[2]
+        if _VCS.match(base):
+            self.vcs.add(path)
+        elif _LEFTOVER.match(base) or (elf is not None and elf.kind == 4):
+            self.leftovers.add(path)
+        else:
+            return
+        if is_dir and len(self._flagged) < _KEPT_FOLDERS:
+            self._flagged.add(path)
+
+
+def _inside(path: str, folders: set[str]) -> bool:
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        if path in folders:
+            return True
+    return False
 
 
 class _Sink:
@@ -78,28 +174,31 @@ class _Sink:
         self.out = out
         self.wanted = wanted
         self.progress = progress
+        self.kept = 0  # bytes of parsed files kept
 
     def _note(self, entry: DataEntry) -> None:
-        self.out.order.append(entry.path)
         if entry.stored_mode >= 0 and entry.stored_mode & 0o002 and entry.path:
-            self.out.world_writable.append(entry.path)
+            self.out.world_writable.add(entry.path)
+        parts = entry.path.split("/")
+        if (len(parts) == 4 and parts[0] == "lib" and parts[2] == "bin"
+                and len(self.out.lib_triplets) < _KEPT_TRIPLETS):
+            self.out.lib_triplets.add(parts[1])
 
     def directory(self, entry: DataEntry) -> None:
         self._note(entry)
+        self.out.note(entry.path, True)
 
     def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None:
         self._note(entry)
         out = self.out
-        if entry.mode & 0o111:
-            out.executables.add(entry.path)
         first = next(chunks, b"")
         elf = parse_elf_header(first[:HEADER_SIZE])
+        out.note(entry.path, False, elf)
         keep = entry.path in self.wanted
-        if keep and entry.size > MAX_PARSED_FILE:
+        if keep and (entry.size > MAX_PARSED_FILE or self.kept + entry.size > MAX_PARSED_TOTAL):
             out.too_large.add(entry.path)
             keep = False
-        if elf is not None:
-            out.elf[entry.path] = elf
+        newest = None
         code = elf is not None and elf.is_code
         qml = QmlScanner() if entry.path.endswith(".qml") else None
         if keep or code or qml is not None:
@@ -118,29 +217,31 @@ class _Sink:
                     qml.feed(chunk)
             if keep:
                 out.contents[entry.path] = b"".join(parts)
+                self.kept += entry.size
             if code and qt:
-                out.qt[entry.path] = max((int(a), int(b)) for a, b in qt)
+                newest = max((int(a), int(b)) for a, b in qt)
             out.uses_qsettings = out.uses_qsettings or settings
             if qml is not None:
-                out.qml[entry.path] = qml.close()
+                out.add_qml(entry.path, qml.close())
+        if elf is not None:
+            out.add_elf(entry.path, elf, newest)
         if self.progress is not None:
             self.progress.advance(entry.size >> 10)
 
     def symlink(self, entry: DataEntry) -> None:
         self._note(entry)
+        self.out.note(entry.path, False)
 
     def hardlink(self, entry: DataEntry) -> None:
         self._note(entry)
         out = self.out
-        out.hardlinks[entry.path] = entry.target
-        if entry.target in out.executables:
-            out.executables.add(entry.path)
-        if entry.target in out.elf:
-            out.elf[entry.path] = out.elf[entry.target]
-        if entry.target in out.qt:
-            out.qt[entry.path] = out.qt[entry.target]
-        if entry.target in out.qml and entry.path.endswith(".qml"):
-            out.qml[entry.path] = out.qml[entry.target]
+        known = out._elf.get(entry.target)
+        out.note(entry.path, False, known[0] if known else None)
+        if known is not None:
+            out.add_elf(entry.path, *known)
+        facts = out._qml.get(entry.target)
+        if facts is not None and entry.path.endswith(".qml"):
+            out.add_qml(entry.path, facts)
 
 
 class _Capture:
@@ -173,17 +274,16 @@ def collect(pkg: ClickPackage, wanted: set[str]) -> Collected:
     ``wanted`` are the package paths whose bytes the checks parse.  Raises
     :class:`PackageError` when the core audit refuses the data.
     """
-    size = pkg.field("Installed-Size") or "0"
-    total = int(size) if size.isdigit() else 0
-    out = Collected(ScanResult())
+    total = whole_number(pkg.field("Installed-Size") or "0") or 0
+    out = Collected(ScanResult(), pkg.name)
     with _console.Progress("KiB reviewed", total) as progress:
-        out.scan = scan_data(pkg, _Sink(out, wanted, progress))
+        out.scan = scan_data(pkg, _Sink(out, wanted, progress), index=True)
     # A hook may name a link; read what it points to if the pass skipped it.
     missing = set()
     for path in wanted:
         resolved = out.resolve(path)
         if (resolved is not None and resolved not in out.contents
-                and resolved not in out.too_large and out.scan.kinds.get(resolved) == "file"):
+                and resolved not in out.too_large and out.scan.kind(resolved) == "file"):
             missing.add(resolved)
     if missing:
         scan_data(pkg, _Capture(out, missing))

@@ -222,10 +222,9 @@ class _Checker:
         if self.data.kind(program) == "file":
             return program
         if "/" not in program:
-            for path in self.data.order:
-                parts = path.split("/")
-                if (len(parts) == 4 and parts[0] == "lib" and parts[2] == "bin"
-                        and parts[3] == program and self.data.kind(path) == "file"):
+            for triplet in sorted(self.data.lib_triplets):
+                path = f"lib/{triplet}/bin/{program}"
+                if self.data.kind(path) == "file":
                     return path
         return None
 

@@ -11,10 +11,12 @@ import fnmatch
 import re
 from collections.abc import Sequence
 
+from ..deb822 import whole_number
 from ..framework_table import QT_MIN_FRAMEWORK, known_frameworks
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
 from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS, click_version_ok
 from ..versions import compare_versions
+from ._collect import Sample
 from .findings import Context
 
 __all__ = [
@@ -55,7 +57,6 @@ LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTe
                      "*.pro.user", "CMakeLists.txt.user", "*.click")
 _VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
 _LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
-_SHOWN = 5
 _FIELD_HINTS = {
     "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
             "e.g. 'myapp.yourname'",
@@ -70,10 +71,8 @@ _FIELD_HINTS = {
 }
 
 
-def _listing(paths: list[str]) -> str:
-    shown = ", ".join(paths[:_SHOWN])
-    more = len(paths) - _SHOWN
-    return shown + (f" and {more} more" if more > 0 else "")
+def _listing(paths: Sample) -> str:
+    return paths.listing()
 
 
 # ------------------------------------------------------------- control ---
@@ -129,17 +128,18 @@ def _check_agreement(ctx: Context) -> None:
                 f"{name} is {value!r} but the manifest's {source} is {want!r}",
                 "rebuild with 'click-build build', which writes both from manifest.json")
     size = ctx.pkg.field("Installed-Size")
-    if size is not None and not (size.isascii() and size.isdigit()):
+    size_ok = size is not None and whole_number(size) is not None
+    if size is not None and not size_ok:
         add("lint.installed-size", "control", f"Installed-Size {size!r} is not a whole number",
             "rebuild with 'click-build build', which computes it")
     stored = manifest.get("installed-size")
     if stored is None:
         add("lint.installed-size", "manifest", "has no installed-size",
             "rebuild with 'click-build build', which adds it")
-    elif not (isinstance(stored, (str, int)) and str(stored).isdigit()):
+    elif not (isinstance(stored, (str, int)) and whole_number(str(stored)) is not None):
         add("lint.installed-size", "manifest", f"installed-size {stored!r} is not a whole number",
             "rebuild with 'click-build build', which computes it")
-    elif size is not None and size.isdigit() and str(stored) != size:
+    elif size_ok and str(stored) != size:
         add("lint.installed-size", "manifest",
             f"installed-size {stored} differs from the control's Installed-Size {size}",
             "rebuild with 'click-build build', which writes both")
@@ -221,7 +221,7 @@ def check_frameworks(ctx: Context) -> None:
     known = known_frameworks(ctx.frameworks_dir)
     current = sorted(n for n, s in known.items() if s in ("available", "system"))
     for name in ctx.frameworks:
-        if not re.match(FRAMEWORK_RE, name):
+        if not re.fullmatch(FRAMEWORK_RE, name):
             continue  # reported as a malformed field
         state = known.get(name)
         if state is None:
@@ -290,10 +290,10 @@ def _check_architecture(ctx: Context) -> None:
                 f"architecture {arch!r} is not one Ubuntu Touch devices use",
                 f"build for {', '.join(SUPPORTED_ARCHES)} (or use 'all' for code that is "
                 "not compiled)")
-    code = sorted(p for p, e in ctx.data.elf.items() if e.is_code)
+    code = ctx.data.code
     if arches == ["all"]:
         if code:
-            add("lint.arch-all-compiled", code[0],
+            add("lint.arch-all-compiled", code.paths[0],
                 f"the package says architecture 'all' but holds compiled code: {_listing(code)}",
                 "set \"architecture\" in manifest.json to the machine the code was built for "
                 "(e.g. 'arm64'), or leave the compiled files out")
@@ -305,13 +305,10 @@ def _check_architecture(ctx: Context) -> None:
             f"architecture {', '.join(arches)} is set but the package holds no compiled code",
             "set \"architecture\": \"all\" so the app installs on every device")
         return
-    wrong: dict[str, list[str]] = {}
-    for path in code:
-        info = ctx.data.elf[path]
-        if not info.arches & set(arches):
-            wrong.setdefault(info.description, []).append(path)
-    for machine, paths in sorted(wrong.items()):
-        add("lint.arch-mismatch", paths[0],
+    for machine, (machine_arches, paths) in sorted(ctx.data.machines.items()):
+        if machine_arches & set(arches):
+            continue
+        add("lint.arch-mismatch", paths.paths[0],
             f"compiled for {machine}, but the package is for {', '.join(arches)}: "
             f"{_listing(paths)}",
             f"rebuild these files for {', '.join(arches)} (e.g. 'clickable build --arch "
@@ -323,21 +320,18 @@ def _check_qt(ctx: Context) -> None:
     assert ctx.data is not None
     if not ctx.frameworks:
         return
-    by_version: dict[tuple[int, int], list[str]] = {}
-    for path, version in sorted(ctx.data.qt.items()):
-        by_version.setdefault(version, []).append(path)
-    for (major, minor), paths in sorted(by_version.items()):
+    for (major, minor), paths in sorted(ctx.data.qt.items()):
         qt = f"{major}.{minor}"
         needed = QT_MIN_FRAMEWORK.get(qt)
         if needed is None:
             add_hint = ("build against the Qt of your framework (Qt 5.12 for ubuntu-sdk-20.04, "
                         "Qt 5.15 for ubuntu-touch-24.04-*)")
-            ctx.report.add("lint.qt-version", paths[0],
+            ctx.report.add("lint.qt-version", paths.paths[0],
                            f"linked against Qt {qt}, which no Ubuntu Touch framework ships: "
                            f"{_listing(paths)}", add_hint)
         elif not any(compare_versions(fw, needed) >= 0 for fw in ctx.frameworks):
             ctx.report.add(
-                "lint.qt-version", paths[0],
+                "lint.qt-version", paths.paths[0],
                 f"linked against Qt {qt}, newer than framework {ctx.framework!r} ships "
                 f"(Qt {qt} needs {needed} or later): {_listing(paths)}",
                 f"build inside the framework's SDK (e.g. 'clickable build'), or declare a "
@@ -350,7 +344,7 @@ def _check_modes_and_links(ctx: Context) -> None:
     data, add = ctx.data, ctx.report.add
     if data.world_writable:
         paths = data.world_writable
-        add("lint.world-writable", paths[0],
+        add("lint.world-writable", paths.paths[0],
             f"writable by every user of the device: {_listing(paths)}",
             "remove the write bit for others ('chmod o-w') before building, or build with "
             "'click-build build', which normalises modes")
@@ -433,40 +427,17 @@ def _check_app_hooks(ctx: Context) -> None:
                         f"use one of: {', '.join(sorted(KNOWN_HOOKS))}")
 
 
-def _inside(path: str, folders: set[str]) -> bool:
-    while "/" in path:
-        path = path.rsplit("/", 1)[0]
-        if path in folders:
-            return True
-    return False
-
-
 def _check_leftovers(ctx: Context) -> None:
     assert ctx.data is not None
-    data = ctx.data
-    found: dict[str, list[str]] = {"lint.vcs": [], "lint.build-leftover": []}
-    flagged: set[str] = set()
-    for path in data.order:
-        if not path or (flagged and _inside(path, flagged)):
-            continue  # inside a folder already reported
-        base = path.rsplit("/", 1)[-1]
-        elf = data.elf.get(path)
-        if _VCS.match(base):
-            found["lint.vcs"].append(path)
-        elif _LEFTOVER.match(base) or (elf is not None and elf.kind == 4):
-            found["lint.build-leftover"].append(path)
-        else:
-            continue
-        if data.scan.kinds.get(path) == "dir":
-            flagged.add(path)
-    vcs = found["lint.vcs"]
+    vcs = ctx.data.vcs
     if vcs:
-        ctx.report.add("lint.vcs", vcs[0], f"version-control data in the package: {_listing(vcs)}",
+        ctx.report.add("lint.vcs", vcs.paths[0],
+                       f"version-control data in the package: {_listing(vcs)}",
                        "build from a clean tree; 'click-build build' leaves these out unless "
                        "they are renamed")
-    left = found["lint.build-leftover"]
+    left = ctx.data.leftovers
     if left:
-        ctx.report.add("lint.build-leftover", left[0],
+        ctx.report.add("lint.build-leftover", left.paths[0],
                        f"build leftovers in the package: {_listing(left)}",
                        "install only the built app into the package tree (e.g. 'cmake --install'"
                        " into a clean prefix) or leave them out with -I PATTERN")

@@ -85,14 +85,13 @@ def _old_frameworks(frameworks: list[str]) -> list[str]:
 def check(ctx: Context) -> None:
     """The QML files of the package, against the manifest."""
     assert ctx.data is not None
-    qml = ctx.data.qml
-    add = ctx.report.add
-    lomiri = sorted(path for path, facts in qml.items() if facts.imports_lomiri)
+    lomiri = ctx.data.lomiri
     old = _old_frameworks(ctx.frameworks)
     if lomiri and old:
-        add("qml.lomiri-framework", lomiri[0],
+        ctx.report.add(
+            "qml.lomiri-framework", lomiri.paths[0],
             f"imports Lomiri modules, which framework {', '.join(old)} does not have: "
-            f"{', '.join(lomiri)}",
+            f"{lomiri.listing()}",
             f"declare framework '{LOMIRI_SINCE}' or newer (and its AppArmor policy_version), "
             "or import the Ubuntu.Components names that framework has")
     _check_application_name(ctx)
@@ -101,23 +100,20 @@ def check(ctx: Context) -> None:
 def _check_application_name(ctx: Context) -> None:
     assert ctx.data is not None
     data = ctx.data
-    if data.uses_qsettings or not data.qml:
-        return
-    if any(e.is_code for e in data.elf.values()):
+    if data.uses_qsettings or not data.mainviews:
+        return  # the store skips the check without a MainView
+    if data.code:
         return  # the store only notes it: compiled apps may set the name in C++
-    mainviews = {path: facts for path, facts in data.qml.items() if facts.has_mainview}
-    if not mainviews:
-        return  # the store skips the check
-    name = ctx.manifest.get("name")
-    if any(name in facts.application_names for facts in mainviews.values()):
+    if data.name_matches:
         return
-    found = {p: f.application_names for p, f in mainviews.items() if f.application_names}
-    first = sorted(found or mainviews)[0]
-    if found:
-        what = ", ".join(f"{p} ({n[-1]!r})" for p, n in sorted(found.items()))
-        message = f"the MainView's applicationName is not the package name {name!r}: {what}"
+    name = ctx.manifest.get("name")
+    if data.named:
+        first = data.named_paths.paths[0]
+        message = (f"the MainView's applicationName is not the package name {name!r}: "
+                   f"{data.named.listing()}")
     else:
-        message = f"the MainView sets no applicationName: {', '.join(sorted(mainviews))}"
+        first = data.mainviews.paths[0]
+        message = f"the MainView sets no applicationName: {data.mainviews.listing()}"
     ctx.report.add("qml.application-name", first,
                    f"{message}; confined, the app cannot write its settings and data",
                    f"set applicationName: \"{name}\" in the MainView")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..archive import AR_MAGIC, ArMember, copy_range, write_ar_member
-from ..errors import ConfigError, PackageError
+from ..errors import ConfigError
 from ..spec import SIGNATURE_PREFIX
 from .gpg import detach_sign
 from .layout import SIGNATURE_TYPES, send_members, signed_layout
@@ -76,6 +76,7 @@ def sign_file(
     untouched on any failure.
     """
     from ..package import open_click
+    from ..pkgfile import open_regular
 
     if sig_type not in SIGNATURE_TYPES:
         raise ConfigError(
@@ -86,10 +87,7 @@ def sign_file(
         raise ConfigError(f"gpg home directory {homedir} does not exist")
     target = Path(os.path.realpath(path))
     name = SIGNATURE_PREFIX + sig_type
-    try:
-        src = open(target, "rb")
-    except OSError as e:
-        raise PackageError(f"{path}: cannot open: {e.strerror}") from None
+    src = open_regular(target)  # never waits on a FIFO
     with src:
         with open_click(src) as pkg:  # a real Click package: container and control checked
             members = pkg.members

@@ -1,0 +1,121 @@
+"""Start-up: what ``install`` and ``build`` import and start (issue 15).
+
+A trivial install is mostly interpreter start-up and imports, so a heavy module
+that creeps onto the path costs every install.  The modules listed were
+measured with ``python -X importtime -c 'import NAME'`` (3.11, cumulative, on
+this project's shared 2-core machine under load, so read them as relative):
+email.message 182 ms, http.client 107, importlib.metadata 61, dataclasses 53,
+urllib.request 46, tempfile 32, pathlib 31, logging 20, hashlib 21 (its
+OpenSSL binding), inspect 19, tarfile 13 (and our own reader replaces it),
+subprocess 12, socket 10, typing 8; json, the one the path needs, 6.
+``build`` may import hashlib: OpenSSL's md5 hashes twice as fast as the
+built-in one, which pays on any tree bigger than a few MB.
+
+The privilege drop of an install run as root is one ``fork`` (the unpacker
+becomes ``clickpkg``), never an ``exec`` of a second interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BASE_MANIFEST
+from install_support import current_user, make_env
+
+REPO = Path(__file__).resolve().parent.parent
+
+HEAVY = frozenset({
+    "tarfile", "subprocess", "email", "http", "urllib", "jsonschema", "fastjsonschema",
+    "hashlib", "_hashlib", "shutil", "tempfile", "typing", "dataclasses", "inspect",
+    "threading", "socket", "ssl", "pathlib", "logging", "zipfile", "importlib.metadata",
+    "platform", "uuid", "asyncio", "xml", "lzma", "bz2", "datetime", "pkgutil",
+})
+#: What build may import beyond install (see the module's docstring).
+BUILD_ALLOWED = frozenset({"hashlib", "_hashlib"})
+
+#: Runs click-build in this interpreter, records every process it starts (in the
+#: children too: each event is appended to a file at once), then writes the modules
+#: loaded.  Nothing is imported beyond what ``python -m click_build`` imports.
+_PROBE = """\
+import os, sys
+out = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+def hook(event, args):
+    if event in ("os.fork", "os.exec", "os.posix_spawn", "os.spawn", "os.system",
+                 "subprocess.Popen", "os.forkpty"):
+        os.write(out, ("event " + event + "\\n").encode())
+sys.addaudithook(hook)
+import runpy
+sys.argv = ["click-build", *sys.argv[2:]]
+code = 0
+try:
+    runpy.run_module("click_build", run_name="__main__", alter_sys=True)
+except SystemExit as e:
+    code = e.code if isinstance(e.code, int) else 1
+os.write(out, ("module " + "\\nmodule ".join(sorted(sys.modules)) + "\\n").encode())
+os._exit(code)
+"""
+
+
+def probe(tmp_path: Path, *args: str, env: dict[str, str] | None = None
+          ) -> tuple[subprocess.CompletedProcess[str], list[str], set[str]]:
+    """(result, process events, top-level names of the modules loaded) of ``click-build
+    ARGS`` run from the checkout without site-packages, as a wheel would run."""
+    record = tmp_path / "probe.txt"
+    record.write_text("")
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", _PROBE, str(record), *args], capture_output=True,
+        text=True, timeout=120, check=False,
+        env={**os.environ, **(env or {}), "PYTHONPATH": str(REPO)})
+    events, modules = [], set()
+    for line in record.read_text().splitlines():
+        kind, _, name = line.partition(" ")
+        if kind == "event":
+            events.append(name)
+        else:
+            modules.add(name)
+            modules.add(name.split(".")[0])
+    return result, events, modules
+
+
+def _app(tmp_path: Path) -> Path:
+    tree = tmp_path / "app"
+    tree.mkdir()
+    (tree / "main.qml").write_text("import QtQuick 2.7\nItem {}\n")
+    (tree / "manifest.json").write_text(json.dumps(dict(BASE_MANIFEST, hooks={})))
+    return tree
+
+
+def test_build_imports_nothing_heavy_and_starts_nothing(tmp_path: Path) -> None:
+    result, events, modules = probe(tmp_path, "build", "-o", str(tmp_path / "out"),
+                                    str(_app(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    assert list((tmp_path / "out").glob("*.click"))
+    assert "click_build.build" in modules and "click_build.review" in modules  # it ran
+    assert sorted(modules & (HEAVY - BUILD_ALLOWED)) == []
+    assert events == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop needs root")
+def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path: Path) -> None:
+    import pwd
+
+    pwd.getpwnam("clickpkg")  # the drop happens only when the account exists
+    built = probe(tmp_path, "build", "--no-validate", "-o", str(tmp_path), str(_app(tmp_path)))
+    assert built[0].returncode == 0, built[0].stderr
+    package, = tmp_path.glob("*.click")
+    world = make_env(tmp_path / "env")
+    result, events, modules = probe(
+        tmp_path, "install", f"--root={world.root}", "--allow-unauthenticated",
+        "--force-missing-framework", f"--user={current_user()}", str(package),
+        env=world.vars())
+    assert result.returncode == 0, result.stderr
+    version = world.root / str(BASE_MANIFEST["name"]) / str(BASE_MANIFEST["version"])
+    assert (version / "main.qml").stat().st_uid == pwd.getpwnam("clickpkg").pw_uid  # dropped
+    assert "click_build.install.installer" in modules
+    assert sorted(modules & HEAVY) == []
+    assert events == ["os.fork"]
