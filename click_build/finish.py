@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 
 from . import _console
 from ._record import Record
@@ -267,7 +265,7 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
 class _Scratch:
     """A folder for generated files, made only when the first one is written."""
 
-    def __init__(self, path: str | None, near: str) -> None:
+    def __init__(self, path: str | None, near: str | None) -> None:
         self._path = path
         self._near = near
         self.made: str | None = None
@@ -279,6 +277,11 @@ class _Scratch:
 
     def folder(self) -> str:
         if self.made is None:
+            # Imported here: most builds generate nothing, and shutil and tempfile
+            # (with bz2, lzma, random...) would cost every build's start-up.
+            import shutil
+            import tempfile
+
             if self._path is None:
                 self.made = tempfile.mkdtemp(prefix=".click-build-", dir=self._near)
             else:
@@ -291,6 +294,8 @@ class _Scratch:
 
     def remove(self) -> None:
         if self.made is not None:
+            import shutil
+
             shutil.rmtree(self.made, ignore_errors=True)
 
 
@@ -466,7 +471,7 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
 def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
                  place: str = "the package", fix: str = "") -> Manifest:
     """Every check :func:`finish` makes before writing, and nothing written: the final manifest."""
-    generated = _Scratch(None, tempfile.gettempdir())
+    generated = _Scratch(None, None)  # the temporary folder, if anything is generated
     try:
         return _prepare(source, entries, target or Target(), generated, place, fix).manifest
     finally:
