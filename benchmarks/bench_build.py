@@ -6,7 +6,7 @@
 Cases (each timed in interleaved rounds, medians with min-max and per-round ratios):
 
 1. a trivial app: ``click-build build`` as users run it (with the built-in review,
-   the default) against the original ``click build``; ``--no-validate`` beside it;
+   the default) against the original ``click build``; ``--review off`` beside it;
 2. a 27 MB text-only app tree (about 3,000 QML, JS, HTML, CSS, JSON and SVG files,
    generated deterministically by benchmarks/trees.py) against
    ``dpkg-deb -Zgzip -b`` (time and size) and the original ``click build``;
@@ -46,7 +46,8 @@ How the comparison is made fair:
 - Level: dpkg-deb -Zgzip and click build compress at gzip level 9 (their default);
   click-build at its default, level 9, on all cores. dpkg-deb uses one core for gzip.
 - The trees: click-build and click build leave out DEBIAN/ (-I DEBIAN), which only
-  dpkg-deb needs. Neither dpkg-deb nor the builds on trees review (--no-validate);
+  dpkg-deb needs. Neither dpkg-deb nor the builds on trees review (click-build
+  --review off, click build --no-validate);
   the trivial build is shown with click-build's default review, which the original
   does not do (it has no built-in review), so that figure is tilted against click-build.
 - Sizes: the size target is judged on data.tar.gz, the same tree compressed by both.
@@ -94,8 +95,8 @@ def tool(label: str, argv: list[str | Path], out: Path, cwd: Path | None = None)
 def tree_tools(ours: Path, app: Path, out: Path, original: bool,
                levels: list[int] | None = None) -> list[Tool]:
     tools = [
-        tool("click-build build --no-validate",
-             [ours, "build", "--no-validate", "-I", "DEBIAN", app, "-o", out / "ours"],
+        tool("click-build build --review off",
+             [ours, "build", "--review", "off", "-I", "DEBIAN", app, "-o", out / "ours"],
              out / "ours"),
         tool("dpkg-deb -Zgzip -b", ["dpkg-deb", "-Zgzip", "-b", app, out / "deb" / "x.deb"],
              out / "deb"),
@@ -106,7 +107,7 @@ def tree_tools(ours: Path, app: Path, out: Path, original: bool,
                           out / "orig"))
     for level in levels or ():
         tools.append(tool(f"click-build build -z {level}",
-                          [ours, "build", "--no-validate", "-z", str(level), "-I", "DEBIAN",
+                          [ours, "build", "--review", "off", "-z", str(level), "-I", "DEBIAN",
                            app, "-o", out / f"z{level}"], out / f"z{level}"))
     return tools
 
@@ -124,13 +125,13 @@ def run_tree(name: str, runner: Runner, tools: list[Tool], rounds: int, verdicts
              time_target: float, quick: bool, peaks: list[float]) -> None:
     results = benchlib.interleave(runner, tools, rounds, name)
     benchlib.table(name, results, base="dpkg-deb -Zgzip -b", sizes=True)
-    ours = results["click-build build --no-validate"]
+    ours = results["click-build build --review off"]
     peaks.extend(ours.peaks_mib)
     ratio, text = benchlib.ratio_line(ours, results["dpkg-deb -Zgzip -b"])
     print(f"  time of click-build vs dpkg-deb -Zgzip -b: {text}")
-    _, data = size_line(results, "click-build build --no-validate", "dpkg-deb -Zgzip -b")
+    _, data = size_line(results, "click-build build --review off", "dpkg-deb -Zgzip -b")
     if "click build --no-validate" in results:
-        size_line(results, "click-build build --no-validate", "click build --no-validate")
+        size_line(results, "click-build build --review off", "click build --no-validate")
     deb = results["dpkg-deb -Zgzip -b"]
     for label, s in results.items():
         if label.startswith("click-build build -z"):
@@ -182,20 +183,20 @@ def main() -> int:
             results = benchlib.interleave(runner, [
                 tool("click-build build (reviews)", [ours, "build", app, "-o", out / "a"],
                      out / "a"),
-                tool("click-build build --no-validate",
-                     [ours, "build", "--no-validate", app, "-o", out / "b"], out / "b"),
+                tool("click-build build --review off",
+                     [ours, "build", "--review", "off", app, "-o", out / "b"], out / "b"),
                 tool("click build", ["click", "build", app], out / "c"),
             ], args.runs, "trivial app")
             benchlib.table("Trivial app (one process each, start-up included)", results,
                            base="click build")
             peaks.extend(results["click-build build (reviews)"].peaks_mib)
-            peaks.extend(results["click-build build --no-validate"].peaks_mib)
+            peaks.extend(results["click-build build --review off"].peaks_mib)
             ratio, text = benchlib.ratio_line(results["click-build build (reviews)"],
                                               results["click build"])
-            _, bare = benchlib.ratio_line(results["click-build build --no-validate"],
+            _, bare = benchlib.ratio_line(results["click-build build --review off"],
                                           results["click build"])
             print(f"  click-build (with its review) vs click build: {text}")
-            print(f"  click-build --no-validate vs click build: {bare}")
+            print(f"  click-build --review off vs click build: {bare}")
             if not args.quick:
                 verdicts.judge("trivial build with the review vs click build", f"{ratio:.2f}x",
                                "<= 0.3x", ratio <= 0.3)

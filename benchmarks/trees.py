@@ -434,7 +434,12 @@ def trivial_app(root: Path) -> Path:
         _clear(tmp)
         tmp.mkdir(parents=True)
         (tmp / "manifest.json").write_text(json.dumps(MANIFEST))
-        (tmp / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n")
+        # A valid app: click-build reviews by default and fails on review errors.
+        (tmp / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n"
+                                           "Icon=icon.svg\nType=Application\n"
+                                           "X-Lomiri-Touch=true\n")
+        (tmp / "main.qml").write_text("import QtQuick 2.7\nItem {}\n")
+        (tmp / "icon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
         (tmp / "bench.apparmor").write_text('{"policy_groups": [], "policy_version": 20.04}\n')
         os.rename(tmp, app)
     return app

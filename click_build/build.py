@@ -43,6 +43,7 @@ __all__ = [
     "Entry",
     "build_click",
     "build_source",
+    "check_output_dir",
     "check_level",
     "control_text",
     "installed_size_kib",
@@ -231,13 +232,17 @@ def stage_tree(
     return entries
 
 
-def installed_size_kib(entries: Iterable[Entry]) -> int:
+def installed_size_kib(entries: Iterable[Entry], manifest_size: int = 0) -> int:
     """Installed-Size from the entries alone, so it is the same on every machine.
 
-    Counts file bytes, symlink lengths and a block per directory (the root
-    included), like ``du --apparent-size`` on ext4, rounded up to KiB.
+    The original runs ``du -k -s --apparent-size`` in its build folder, which
+    then holds ``data/`` (the copied tree, the manifest.json it read still in
+    it) and an empty ``DEBIAN/``.  So this counts what ``du`` counts there on
+    ext4: file bytes, symlink lengths, a 4 KiB block per directory (the tree's
+    own, ``data/``, ``DEBIAN/`` and the build folder), plus ``manifest_size``,
+    the bytes of the manifest.json the tree had; rounded up to KiB.
     """
-    total = _DIR_SIZE
+    total = _DIR_SIZE * 3 + manifest_size  # the build folder, data/ and DEBIAN/
     for e in entries:
         if e.kind == "file":
             total += e.size
@@ -328,7 +333,7 @@ def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
         while parent and parent not in by_name:
             by_name[parent] = Entry(parent, "dir", 0o755, 0, mtime)
             parent = parent.rpartition("/")[0]
-    for name, e in by_name.items():
+    for name in by_name:
         parent = name.rpartition("/")[0]
         if parent and by_name[parent].kind != "dir":
             raise BuildError(f"{name}: its parent {parent} is not a directory")
@@ -343,7 +348,8 @@ def _check_path(arcname: str) -> None:
         raise BuildError(f"{arcname}: the top-level .click directory is reserved")
 
 
-def _writable_dir(outdir: str) -> None:
+def check_output_dir(outdir: str) -> None:
+    """The output folder exists and we may write into it; else one clear error."""
     if not os.path.isdir(outdir):
         raise BuildError(f"output directory {outdir} does not exist")
     if not os.access(outdir, os.W_OK | os.X_OK):
@@ -355,20 +361,23 @@ def build_click(
     entries: Sequence[Entry],
     outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
+    manifest_size: int = 0,
     level: int = COMPRESS_LEVEL,
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
     The result appears atomically: nothing named ``*.click`` exists until it
-    is complete.  ``level`` is the gzip level of both archives (0-9).
+    is complete.  ``manifest_size``: the bytes of the manifest.json that was in
+    the tree (see :func:`installed_size_kib`).  ``level`` is the gzip level of
+    both archives (0-9).
     """
     check_level(level)
     outdir = os.fspath(outdir)
-    _writable_dir(outdir)
+    check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
     target = os.path.join(outdir, manifest.filename)
-    kib = installed_size_kib(entries)
+    kib = installed_size_kib(entries, manifest_size)
     try:
         with _anonymous_file(outdir) as data:
             md5sums = _write_data(entries, data, stamp, f"packing {manifest.filename}", level)
@@ -457,7 +466,7 @@ def build_source(
     """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
     check_level(level)
     outdir = os.fspath(outdir)
-    _writable_dir(outdir)
+    check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     name = filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz"
     target = os.path.join(outdir, name)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import _console
 from .errors import ConfigError
+from .framework_table import TEMPLATE_FRAMEWORKS
 from .manifest import validate
 from .versions import version_problem
 
@@ -41,10 +42,8 @@ __all__ = [
     "templates_dir",
 ]
 
-#: Frameworks a new app may target, the newest (the default) first; the
-#: AppArmor ``policy_version`` each needs comes from the review's table
-#: (:data:`click_build.review.frameworks.POLICY_BY_PREFIX`).
-FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
+#: Frameworks a new app may target, the newest (the default) first.
+FRAMEWORKS = TEMPLATE_FRAMEWORKS
 
 # \Z, not $: "$" also matches before a final newline ("app\n" is no app name).
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")

@@ -13,6 +13,7 @@ __all__ = [
     "MAINTAINER_SCRIPTS",
     "SIGNATURE_PREFIX",
     "STATIC_PREINST",
+    "click_version_ok",
 ]
 
 #: The format version this tool writes and the newest it reads.
@@ -39,3 +40,12 @@ ACCEPTED_PREINSTS = (
 
 #: debsigs signature members: ``_gpgorigin``, ``_gpgmaint``, ``_gpgarchive``...
 SIGNATURE_PREFIX = "_gpg"
+
+
+def click_version_ok(value: str) -> bool:
+    """Is ``value`` a format version this tool reads (dotted digits, at most CLICK_VERSION)?"""
+    from .versions import compare_versions  # only readers need it
+
+    parts = value.split(".")
+    return (all(p.isdigit() and p.isascii() for p in parts)
+            and compare_versions(value, CLICK_VERSION) <= 0)

@@ -24,6 +24,7 @@ BASE_MANIFEST: dict[str, object] = {
     "framework": "ubuntu-sdk-20.04",
     "maintainer": "Jane Doe <jane@example.com>",
     "title": "Hello",
+    "description": "Says hello to the world",  # the stores (and so the review) require one
     "hooks": {"hello": {"desktop": "hello.desktop", "apparmor": "hello.apparmor"}},
 }
 
@@ -113,6 +114,16 @@ def public_tmp() -> Iterator[Path]:
     path.chmod(0o755)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def portable() -> Iterator[Path]:
+    """A folder with click_build that any user can import (the checkout's venv is root's):
+    put it on PYTHONPATH of the system Python."""
+    from install_support import portable_cli
+
+    for script in portable_cli():
+        yield script.parent / "lib"
 
 
 @pytest.fixture

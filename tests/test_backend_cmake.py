@@ -21,7 +21,7 @@ from backend_helpers import (
 )
 from conftest import need, run
 
-from click_build.backend.elf import ARCH_TRIPLETS
+from click_build.elf import ARCH_TRIPLETS
 
 pytestmark = pytest.mark.slow
 
@@ -76,10 +76,17 @@ def test_second_build_is_incremental(tmp_path: Path) -> None:
 @pytest.mark.oracle
 def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     """Absolute destinations, forced prefix, manifest.json.in, intltool, .pot in the source
-    tree, INSTALL_TESTS, $ENV{SDK_FRAMEWORK}, and manifest oddities that only warn."""
+    tree, INSTALL_TESTS, $ENV{SDK_FRAMEWORK}, and manifest oddities that only warn.
+
+    Like many real apps it has a store error (its push helper's exec is not installed):
+    the review stops the build, and review=report builds it anyway."""
     project = copy_project(PACKAGES / "ut-legacy-cmake", tmp_path / "legacy")
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"))
+    refused = pybuild(project, "--wheel", "-o", str(tmp_path / "refused"), check=False)
+    assert_one_error(refused, "review: 1 error, 2 warnings")
+    assert "[hooks.bad-value]" in refused.stderr
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), "-C",
+                     "click-build.review=report")
     arch = host_arch()
     click = only_click(tmp_path / "out")
     assert click.name == f"legacyapp.tester_3.5._{arch}.click"
@@ -96,7 +103,7 @@ def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
     manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
     assert manifest["framework"] == "ubuntu-sdk-16.04" and manifest["architecture"] == arch
     assert manifest["x-source"] and manifest["x-test"]
-    for fragment in ("version '3.5.' ends with '.'", "'unconfined' template",
+    for fragment in ("version '3.5.' ends with '.'", "template 'unconfined'",
                      "'push-apparmor.json' is named *.json", "icon: 'assets/missing-logo.png'"):
         assert fragment in result.stderr, fragment
     assert "click-build: error" not in result.stderr
@@ -108,6 +115,18 @@ def test_existing_ubuntu_touch_project(tmp_path: Path) -> None:
         (project / "po" / "legacyapp.tester.pot").read_text()
     # "3.5." has no PEP 440 spelling: the sdist says to use --wheel
     assert_one_error(pybuild(project, check=False), "has no PEP 440 spelling", "--wheel")
+
+
+@pytest.mark.parametrize("fixture", ["cmake-hello", "ut-legacy-cmake"])
+def test_no_warning_asks_to_change_the_app(tmp_path: Path, fixture: str) -> None:
+    """scikit-build-core's minimum-version/CMake-version warning and CMake's "Manually-
+    specified variables were not used" told app authors to edit apps that are fine."""
+    project = copy_project(PACKAGES / fixture, tmp_path / "p")
+    result = pybuild(project, "--wheel", "-C", "click-build.review=report")
+    output = result.stdout + result.stderr
+    for noise in ("Manually-specified variables were not used", "Minimum CMake version",
+                  "minimum-version", "CMake Warning"):
+        assert noise not in output, noise
 
 
 def test_failing_cmake_is_one_line(tmp_path: Path) -> None:

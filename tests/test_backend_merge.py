@@ -18,7 +18,7 @@ CLI = Callable[..., CompletedProcess[str]]
 def _elf(machine: int, is64: bool, flags: int = 0) -> bytes:
     header = bytearray(64)
     header[:6] = b"\x7fELF" + bytes([2 if is64 else 1, 1])
-    header[18:20] = struct.pack("<H", machine)
+    header[16:20] = struct.pack("<HH", 3, machine)  # ET_DYN: a shared library
     header[36:40] = struct.pack("<I", flags)
     return bytes(header) + b"code"
 

@@ -18,12 +18,13 @@ from backend_helpers import (
     pybuild,
 )
 
-from click_build.backend.elf import elf_architecture
-from click_build.backend.placeholders import fix_apparmor, framework_facts
 from click_build.backend.pysetup import python_requires_ok
 from click_build.backend.sdist import normalise_name, pep440_version
 from click_build.backend.settings import load_project
+from click_build.elf import parse_elf_header
 from click_build.errors import ConfigError
+from click_build.framework_table import framework_facts
+from click_build.placeholders import fill_apparmor
 
 
 def _project(tmp_path: Path, table: str = "", project: str = "") -> Path:
@@ -187,24 +188,39 @@ def member_names(click: Path) -> list[str]:
 # ------------------------------------------------------------ architecture
 
 
-def _elf(machine: int, is64: bool = True, flags: int = 0) -> bytes:
+def _elf(machine: int, is64: bool = True, flags: int = 0, little: bool = True) -> bytes:
+    """The header of a shared library (ET_DYN) for ``machine``."""
+    order = "<" if little else ">"
     header = bytearray(64)
     header[:4] = b"\x7fELF"
     header[4] = 2 if is64 else 1
-    header[5] = 1
-    header[18:20] = struct.pack("<H", machine)
-    header[36:40] = struct.pack("<I", flags)
+    header[5] = 1 if little else 2
+    header[16:20] = struct.pack(order + "HH", 3, machine)
+    at = 48 if is64 else 36  # e_flags
+    header[at:at + 4] = struct.pack(order + "I", flags)
     return bytes(header)
 
 
+def _arches(header: bytes) -> set[str] | None:
+    info = parse_elf_header(header)
+    return None if info is None else set(info.arches)
+
+
 def test_elf_machines() -> None:
-    assert elf_architecture(_elf(62)) == "amd64"
-    assert elf_architecture(_elf(183)) == "arm64"
-    assert elf_architecture(_elf(40, False, 0x5000400)) == "armhf"
-    assert elf_architecture(_elf(40, False, 0x5000200)) == "armel"
-    assert elf_architecture(_elf(3, False)) == "i386"
-    assert elf_architecture(b"#!/bin/sh\n" + bytes(60)) is None
-    assert elf_architecture(b"\x7fELF") is None
+    assert _arches(_elf(62)) == {"amd64"}
+    assert _arches(_elf(183)) == {"arm64"}
+    assert _arches(_elf(40, False, 0x5000400)) == {"armhf"}
+    assert _arches(_elf(40, False, 0x5000200)) == {"armel"}
+    assert _arches(_elf(40, False, 0x5000000)) == {"armhf", "armel"}  # no float ABI flag
+    assert _arches(_elf(3, False)) == {"i386"}
+    assert _arches(_elf(8, False)) == {"mipsel"}
+    assert _arches(_elf(8, False, little=False)) == {"mips"}
+    assert _arches(_elf(20, False, little=False)) == {"powerpc"}
+    assert _arches(_elf(258)) == {"loong64"}
+    assert _arches(_elf(243)) == {"riscv64"}
+    assert _arches(_elf(4242)) == set()  # unknown: reported by the callers
+    assert _arches(b"#!/bin/sh\n" + bytes(60)) is None
+    assert _arches(b"\x7fELF") is None
 
 
 def test_architecture_from_elf_and_mismatch(tmp_path: Path) -> None:
@@ -221,6 +237,36 @@ def test_architecture_from_elf_and_mismatch(tmp_path: Path) -> None:
                              "is compiled for arm64")
     result = pybuild(project, "--wheel", "-C", "click-build.architecture=all", check=False)
     assert_one_error(result, "architecture is 'all' (no compiled code)")
+
+
+@pytest.mark.parametrize(("header", "arch"), [
+    (_elf(40, False, 0x5000000), "armhf"),  # no float ABI flag: fits armhf, the device's
+    (_elf(40, False, 0x5000200), "armel"),
+    (_elf(8, False), "mipsel"),
+    (_elf(20, False, little=False), "powerpc"),
+    (_elf(258), "loong64"),
+], ids=["arm-no-float-abi", "armel", "mipsel", "powerpc", "loong64"])
+def test_architecture_of_every_known_machine(tmp_path: Path, header: bytes, arch: str) -> None:
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    (project / "lib").mkdir()
+    (project / "lib" / "libfoo.so").write_bytes(header + b"payload")
+    # review=report: the stores refuse all but four architectures; the name is the point here
+    pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C", "click-build.review=report")
+    assert only_click(tmp_path / "a").name == f"hello-qml.clickbuild_1.0.0_{arch}.click"
+
+
+def test_unknown_machine_is_reported(tmp_path: Path) -> None:
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    (project / "lib").mkdir()
+    (project / "lib" / "libfoo.so").write_bytes(_elf(4242) + b"payload")
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"), check=False)
+    assert_one_error(result, "lib/libfoo.so is compiled for ELF machine 4242",
+                     "declare the architecture")
+    assert not list((tmp_path / "a").glob("*.click"))
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "b"), "-C",
+                     "click-build.architecture=arm64", "-C", "click-build.review=report")
+    assert "cannot name; trusting the declared 'arm64'" in result.stdout + result.stderr
+    assert only_click(tmp_path / "b").name.endswith("_arm64.click")
 
 
 @pytest.mark.oracle
@@ -290,8 +336,17 @@ def test_framework_table(framework: str, base: str, policy: str, python: str) ->
                                    '"$ENV{APPARMOR_POLICY}"'])
 def test_apparmor_placeholders(field: str) -> None:
     text = '{\n  "policy_groups": [],\n  "policy_version": ' + field + "\n}\n"
-    assert json.loads(fix_apparmor(text, "2404.1", "a.apparmor") or "")["policy_version"] == 2404.1
-    assert fix_apparmor('{"policy_version": 16.04}', "20.04", "a") is None
+    filled = fill_apparmor(text, "2404.1", "ubuntu-touch-24.04-1.x", "a.apparmor") or ""
+    assert json.loads(filled)["policy_version"] == 2404.1
+    assert filled.replace("2404.1", field) == text  # filled where it stands: layout kept
+    kept = '{"policy_groups": [], "policy_version": 20.04}'
+    assert fill_apparmor(kept, "20.04", "ubuntu-sdk-20.04", "a") is None
+
+
+def test_apparmor_without_policy_version_gets_it() -> None:
+    filled = fill_apparmor('{"policy_groups": ["networking"]}', "2404.1",
+                           "ubuntu-touch-24.04-1.x", "a.apparmor")
+    assert json.loads(filled or "") == {"policy_groups": ["networking"], "policy_version": 2404.1}
 
 
 def test_requires_python() -> None:

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 BENCH = ROOT / "benchmarks"

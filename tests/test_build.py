@@ -133,13 +133,14 @@ def test_pinned_bytes(cli, tmp_path: Path) -> None:
         "hello.desktop": "[Desktop Entry]\n", "hello.apparmor": "{}\n", "bin/run": "#!/bin/sh\n",
     })
     (app / "bin/run").chmod(0o755)
-    click = build(cli, app, tmp_path / "out", env={"SOURCE_DATE_EPOCH": "1700000000"})
+    click = build(cli, app, tmp_path / "out", "--no-validate",  # the desktop file is a stub
+                  env={"SOURCE_DATE_EPOCH": "1700000000"})
     digest = hashlib.sha256(click.read_bytes()).hexdigest()
     assert digest == PINNED_SHA256, digest
 
 
 # deflate output is stable across zlib 1.2.x/1.3.x; zlib-ng builds of Python would differ.
-PINNED_SHA256 = "49e0d87a827da5b4d0961f0d27bdd6168fd1670ba019e30fb6d79f03b353ec63"
+PINNED_SHA256 = "448bcb46349c2062e498da6bb44faece71d0d1594048afe67ff9d94e10edf1da"
 
 
 def test_modes_normalised(cli, make_app, tmp_path: Path) -> None:
@@ -189,7 +190,8 @@ def test_ignores(cli, make_app, tmp_path: Path) -> None:
 def test_symlinks_kept_even_dangling(cli, make_app, tmp_path: Path) -> None:
     app = make_app(files={"dangling": "-> nowhere", "abs": "-> /usr/share/icons", "dir": "-> sub",
                           "sub/x": "x"})
-    listing = cli("contents", build(cli, app, tmp_path / "out")).stdout
+    # --no-validate: the review rejects the absolute link, this test is about how it is kept
+    listing = cli("contents", build(cli, app, tmp_path / "out", "--no-validate")).stdout
     assert "./dangling -> nowhere" in listing and "./abs -> /usr/share/icons" in listing
     assert "./dir -> sub" in listing
 
@@ -222,7 +224,11 @@ def test_installed_size(cli, make_app, tmp_path: Path) -> None:
     info = json.loads(cli("info", click).stdout)
     size = int(info["installed-size"])
     assert isinstance(info["installed-size"], str)
-    assert 98 <= size <= 110
+    # As the original's du --apparent-size: every file (manifest.json included) and 4 KiB for
+    # each of the tree's folder, data/, DEBIAN/ and the build folder (test_installed_size.py
+    # compares with the original itself)
+    files = sum(p.stat().st_size for p in app.iterdir())
+    assert size == -(-(files + 3 * 4096) // 1024)
     assert f"Installed-Size: {size}\n" in run(["dpkg-deb", "-f", str(click)]).stdout
 
 

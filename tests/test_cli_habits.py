@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, BASE_MANIFEST, assert_clean_error, need, write_tree
+from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, write_tree
 from review_craft import GOOD_FILES, GOOD_MANIFEST, F, craft, elf_bytes
 from test_review_cli import Cli
 

@@ -18,6 +18,7 @@ Cli = Callable[..., subprocess.CompletedProcess[str]]
 MANIFEST = {
     "name": "com.example.dice", "version": "1.0", "framework": "ubuntu-sdk-20.04",
     "maintainer": "Jane Doe <jane@example.com>", "title": "Dice",
+    "description": "Rolls dice for board games",
     "hooks": {"dice": {"desktop": "dice.desktop", "apparmor": "dice.apparmor"}},
 }
 DESKTOP = ("[Desktop Entry]\nName=Dice\nGenericName=Dice game\nComment=Rolls dice\n"

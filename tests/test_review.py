@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 from review_craft import GOOD_FILES, GOOD_MANIFEST, F, L, craft, elf_bytes
 
+from click_build.elf import parse_elf_header
 from click_build.errors import PackageError
-from click_build.review import CHECKS, Finding, review_package
-from click_build.review._elf import parse_elf_header
-from click_build.review.frameworks import (
+from click_build.framework_table import (
     FRAMEWORKS,
     POLICIES,
     policy,
     policy_version_for,
 )
+from click_build.review import CHECKS, Finding, review_package
 
 ROOT = Path(__file__).resolve().parent.parent
 EM_X86_64, EM_AARCH64, EM_ARM, EM_MIPS = 62, 183, 40, 8

@@ -125,13 +125,13 @@ def test_tables_match_the_store_tool(tmp_path: Path) -> None:
     """Frameworks, policies, hooks and fields: ours against click-reviewers-tools' own data."""
     import json
 
-    from click_build.review import desktop, lint, security
-    from click_build.review.frameworks import (
+    from click_build.framework_table import (
         FRAMEWORKS,
         POLICIES,
         POLICY_BY_PREFIX,
         QT_MIN_FRAMEWORK,
     )
+    from click_build.review import desktop, lint, security
 
     python = CLICK_REVIEW.parent / "python"
     if not python.exists():

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import CLICK_BUILD, ROOT, run
 
+from click_build.framework_table import QT_MIN_FRAMEWORK
 from click_build.new import list_templates
 from click_build.review import review_package
-from click_build.review.frameworks import QT_MIN_FRAMEWORK
 
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").iterdir() if (p / "pyproject.toml").exists())
 KINDS = [t.kind for t in list_templates()]

@@ -77,8 +77,9 @@ def build_wheel(
 ) -> str:
     """Build the ``.click`` into ``wheel_directory`` and return its file name."""
     from .pipeline import build_package
+    from .settings import load_project
 
-    return build_package(".", wheel_directory, config_settings).name
+    return build_package(load_project(".", config_settings), wheel_directory).name
 
 
 @_pyproject_hook

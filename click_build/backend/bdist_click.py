@@ -72,9 +72,12 @@ class bdist_click(Command):  # type: ignore[misc, unused-ignore]  # noqa: N801
                 "them the same"])
 
     def run(self) -> None:
+        from dataclasses import replace
+
         from ..errors import ClickError
         from .pipeline import build_package
         from .pysetup import source_excludes
+        from .settings import PrebuiltPython, load_project
 
         self._check_setup()
         self.run_command("build_py")
@@ -87,12 +90,10 @@ class bdist_click(Command):  # type: ignore[misc, unused-ignore]  # noqa: N801
         assert self.dist_dir is not None
         os.makedirs(self.dist_dir, exist_ok=True)
         try:
-            path = build_package(
-                os.getcwd(), self.dist_dir, overrides=overrides,
-                python_build_lib=Path(build_py.build_lib),
-                python_sources=tuple(source_excludes(self.distribution)),
-                require_pyproject=False,
-            )
+            project = load_project(os.getcwd(), overrides=overrides, require_pyproject=False)
+            project = replace(project, prebuilt=PrebuiltPython(
+                Path(build_py.build_lib), tuple(source_excludes(self.distribution))))
+            path = build_package(project, self.dist_dir)
         except ClickError as e:
             self._refuse(e.lines())
         self._check_version(Path(path))

@@ -16,30 +16,98 @@ What existing Ubuntu Touch projects do, and how it is handled here:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import _console
-from ..build import Entry, stage_tree
+from ..build import Entry, package_timestamp, stage_tree
 from ..errors import BuildError, ConfigError
-from .appmanifest import ManifestSource, read_manifest_file
+from ..placeholders import ManifestSource, read_manifest_file
+from .context import Context, Staged, build_dir_patterns, clean, excluded_paths, real_dir
 
 if TYPE_CHECKING:
-    from .kinds import Context, Staged
     from .settings import Project
 
-__all__ = ["missing_tools", "mirror_sources", "stage_cmake"]
+__all__ = ["missing_tools", "mirror_sources", "stage_cmake", "used_defines"]
 
 
 def _skbuild_settings(project: Project) -> object:
+    """scikit-build-core's settings for the app, with the choices an app cannot make.
+
+    An app project is not a Python package: its author did not pick a
+    scikit-build-core release, nor a CMake version for it (old projects say
+    ``cmake_minimum_required(VERSION 3.10)``).  Unless ``[tool.scikit-build]``
+    says otherwise, click-build pins ``minimum-version`` to the release it runs
+    with and asks for CMake >= 3.15, so scikit-build-core has nothing to warn
+    the app's author about.
+    """
+    import copy
+
+    from scikit_build_core import __version__ as skbuild_version
     from scikit_build_core.settings.skbuild_read_settings import SettingsReader
 
-    data = dict(project.pyproject)
+    data = copy.deepcopy(project.pyproject)
     data.pop("project", None)  # an app's [project] is not a Python distribution
+    tool = data.setdefault("tool", {})
+    table = tool.setdefault("scikit-build", {}) if isinstance(tool, dict) else {}
+    if isinstance(table, dict):
+        release = ".".join(skbuild_version.split(".")[:2])
+        table.setdefault("minimum-version", release)
+        cmake = table.setdefault("cmake", {})
+        if isinstance(cmake, dict) and "version" not in cmake and \
+                "minimum-version" not in cmake:
+            cmake["version"] = ">=3.15"
     reader = SettingsReader(data, {}, state="wheel", retry=False)
     return reader.settings
+
+
+def _cmake_words(folder: Path) -> set[str]:
+    """Every identifier written in the CMake files under ``folder``."""
+    words: set[str] = set()
+    for pattern in ("CMakeLists.txt", "*.cmake"):
+        for path in folder.rglob(pattern):
+            try:
+                words.update(_WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
+    return words
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _module_dir() -> Path | None:
+    """The ClickBuild CMake package shipped with this click-build."""
+    from importlib.util import find_spec
+
+    spec = find_spec("click_build.cmake")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if Path(location, "ClickBuild.cmake").is_file():
+            return Path(location)
+    return None
+
+
+def project_words(source: Path) -> set[str]:
+    """The names the project's CMake files (and the ClickBuild package, if it loads it) use."""
+    words = _cmake_words(source)
+    module = _module_dir() if "ClickBuild" in words else None
+    if module is not None:
+        words |= _cmake_words(module)
+    return words
+
+
+def used_defines(defines: dict[str, str | bool | Path],
+                 words: set[str]) -> dict[str, str | bool | Path]:
+    """The defines whose names the project's CMake files (``words``) use.
+
+    CMake warns about every ``-D`` that nothing reads ("Manually-specified
+    variables were not used"), which tells the app's author to change an app
+    that is fine; so only variables the project names are passed.
+    """
+    return {name: value for name, value in defines.items() if name in words}
 
 
 def missing_tools(project: Project) -> list[str]:
@@ -105,9 +173,6 @@ def _remove(path: Path) -> None:
 
 def stage_cmake(ctx: Context) -> Staged:
     """Build and install into ``<build>/stage``; stage that tree."""
-    from .kinds import Staged, excluded_paths
-    from .pipeline import build_dir_patterns
-
     try:
         from scikit_build_core.builder.builder import Builder
         from scikit_build_core.cmake import CMake, CMaker
@@ -119,10 +184,9 @@ def stage_cmake(ctx: Context) -> Staged:
     project = ctx.project
     settings = project.settings
     skb = _skbuild_settings(project)
-    source = ctx.work / "source"
+    source = real_dir(ctx.work / "source")
     stage = ctx.work / "stage"
-    build = ctx.work / "cmake"
-    source.mkdir(exist_ok=True)
+    build = real_dir(ctx.work / "cmake")
     mirror_ignores = [*build_dir_patterns(project), "/dist", ".venv"]
     copied = mirror_sources(project.root, source, mirror_ignores,
                             [ctx.outdir] if ctx.outdir else [])
@@ -132,30 +196,45 @@ def stage_cmake(ctx: Context) -> Staged:
     except CMakeNotFoundError as e:
         raise BuildError(f"CMakeLists.txt: {e}; install cmake (apt install cmake)") from None
     config = CMaker(cmake, source_dir=source, build_dir=build, build_type=settings.cmake.build_type)
+    words = project_words(source)
+    # Undeclared, the architecture is the host's guess; a project that uses the ClickBuild
+    # package lets it decide, as its CMake route does ('all' when nothing is compiled).
+    tell_arch = not (ctx.arch_guessed and "ClickBuild" in words)
+    arch = ctx.arch if tell_arch else ""
+    triplet = ctx.triplet if tell_arch else ""
     env = {
-        "ARCH": ctx.arch, "CLICK_ARCH": ctx.arch,
-        "ARCH_TRIPLET": ctx.triplet, "CLICK_ARCH_TRIPLET": ctx.triplet,
+        "ARCH": arch, "CLICK_ARCH": arch,
+        "ARCH_TRIPLET": triplet, "CLICK_ARCH_TRIPLET": triplet,
         "SDK_FRAMEWORK": ctx.facts.framework, "CLICK_FRAMEWORK": ctx.facts.framework,
         "APPARMOR_POLICY": ctx.facts.apparmor_policy,
     }
     config.env.update({k: v for k, v in env.items() if v})
+    # Builds that embed file times (Qt's rcc, __DATE__) get the package's one time, so
+    # the sdist route (files dated by the sdist) and --wheel (the checkout's) agree.
+    stamp = str(package_timestamp())
+    config.env.setdefault("SOURCE_DATE_EPOCH", stamp)
+    config.env.setdefault("QT_RCC_SOURCE_DATE_OVERRIDE", config.env["SOURCE_DATE_EPOCH"])
     builder = Builder(skb, config)  # type: ignore[arg-type]
     defines: dict[str, str | bool | Path] = {
         "CLICK_MODE": True,
         "INSTALL_TESTS": False,
         "CLICK_BUILD_BACKEND": True,
-        "CLICK_ARCH": ctx.arch,
-        "CLICK_ARCH_TRIPLET": ctx.triplet,
         "CLICK_FRAMEWORK": ctx.facts.framework,
         "CLICK_APPARMOR_POLICY": ctx.facts.apparmor_policy,
         "CLICK_INSTALL_PREFIX": "/.",
-        "CMAKE_INSTALL_LIBDIR": f"lib/{ctx.triplet}" if ctx.triplet else "lib",
     }
+    if tell_arch:
+        defines.update(CLICK_ARCH=arch, CLICK_ARCH_TRIPLET=triplet,
+                       CMAKE_INSTALL_LIBDIR=f"lib/{triplet}" if triplet else "lib")
     if ctx.manifest and ctx.manifest.path:
-        defines["CLICK_MANIFEST"] = source / ctx.manifest.path.relative_to(project.root)
+        defines["CLICK_MANIFEST"] = source / Path(ctx.manifest.path).relative_to(project.root)
     if project.version:
         defines["CLICK_VERSION"] = project.version
-    defines.update(settings.cmake.define)
+    defines = used_defines(defines, words)
+    module = _module_dir() if "ClickBuild" in words else None
+    if module is not None:  # scikit-build-core's ClickBuild_ROOT needs policy CMP0074 (3.12)
+        defines["ClickBuild_DIR"] = module
+    defines.update(settings.cmake.define)  # the user's own: always passed
     try:
         # STRING, not PATH: a PATH value "/." is normalised to "/", for which
         # GNUInstallDirs moves everything under usr/.
@@ -171,7 +250,7 @@ def stage_cmake(ctx: Context) -> Staged:
     except FailedLiveProcessError:
         raise BuildError(f"CMakeLists.txt: the build failed (see the compiler output above; "
                          f"build folder {build})") from None
-    shutil.rmtree(stage, ignore_errors=True)
+    clean(stage)
     stage.mkdir()
     config.env["DESTDIR"] = str(stage)
     try:
@@ -181,10 +260,10 @@ def stage_cmake(ctx: Context) -> Staged:
     finally:
         del config.env["DESTDIR"]
     sys.stdout.flush()
-    return _staged(ctx, stage, Staged, excluded_paths(ctx))
+    return _staged(ctx, stage, excluded_paths(ctx))
 
 
-def _staged(ctx: Context, stage: Path, staged_cls: type[Staged], exclude: list[Path]) -> Staged:
+def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:
     settings = ctx.project.settings
     installed = stage / "manifest.json"
     manifest: ManifestSource | None = None
@@ -195,4 +274,4 @@ def _staged(ctx: Context, stage: Path, staged_cls: type[Staged], exclude: list[P
     if not entries:
         raise BuildError("CMakeLists.txt: 'cmake --install' installed nothing; add install() "
                          "rules for the app's files")
-    return staged_cls(entries, manifest)
+    return Staged(entries, manifest)

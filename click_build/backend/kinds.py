@@ -10,48 +10,20 @@ from __future__ import annotations
 import importlib.util
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..build import Entry
-from .appmanifest import ManifestSource
-from .placeholders import FrameworkFacts
+from .context import Context, Staged, build_dir_patterns, excluded_paths
 from .settings import Project
 
-__all__ = ["KINDS", "Context", "Staged", "detect", "excluded_paths", "requires", "resolve", "stage"]
-
-
-@dataclass(frozen=True)
-class Context:
-    """Everything a kind needs to stage one build."""
-
-    project: Project
-    kind: str
-    work: Path  # folder for generated files; the build folder of cmake
-    arch: str  # the architecture built for ("all" when nothing is compiled)
-    triplet: str
-    facts: FrameworkFacts
-    manifest: ManifestSource | None
-    outdir: Path | None = None  # left out of the package when it lies inside the tree
-    python_build_lib: Path | None = None  # set by bdist_click, which ran build_py itself
-    python_sources: tuple[str, ...] = ()  # ... and the source folders it built from
-
-    @property
-    def source_root(self) -> Path:
-        return self.project.root / self.project.settings.source_dir
-
-
-@dataclass(frozen=True)
-class Staged:
-    entries: list[Entry]
-    manifest: ManifestSource | None = None  # one found in the staged tree (CMake installs it)
+__all__ = ["KINDS", "detect", "requires", "resolve", "stage"]
 
 
 def _stage_files(ctx: Context) -> Staged:
     from .files import stage_files
 
     s = ctx.project.settings
-    return Staged(stage_files(ctx.source_root, s.exclude, s.include, excluded_paths(ctx)))
+    ignores = [*s.exclude, *build_dir_patterns(ctx.project)]
+    return Staged(stage_files(ctx.source_root, ignores, s.include, excluded_paths(ctx)))
 
 
 def _stage_python(ctx: Context) -> Staged:
@@ -64,12 +36,6 @@ def _stage_cmake(ctx: Context) -> Staged:
     from .cmake import stage_cmake
 
     return stage_cmake(ctx)
-
-
-def excluded_paths(ctx: Context) -> list[Path]:
-    """Files and folders left out by identity: the manifest and the output folder."""
-    paths = [ctx.manifest.path] if ctx.manifest and ctx.manifest.path else []
-    return paths + ([ctx.outdir] if ctx.outdir else [])
 
 
 KINDS: dict[str, Callable[[Context], Staged]] = {

@@ -14,19 +14,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import _console
 from ..build import Entry, stage_tree
+from ..elf import MANYLINUX_MACHINES, scan_elf
 from ..errors import BuildError, ConfigError
-from .elf import MANYLINUX_MACHINES, scan_architectures
-
-if TYPE_CHECKING:
-    from .kinds import Context
+from .context import Context, build_dir_patterns, clean, excluded_paths
 
 __all__ = [
     "pip_command", "python_requires_ok", "run_build_py", "source_excludes", "stage_python",
@@ -42,8 +38,8 @@ def run_build_py(root: Path, work: Path) -> tuple[Path, list[str]]:
     """Run setuptools' ``build_py``; return the build folder and the source paths to leave out."""
     build_lib = work / "python-lib"
     egg_base = work / "python-egg"
-    shutil.rmtree(build_lib, ignore_errors=True)
-    shutil.rmtree(egg_base, ignore_errors=True)
+    clean(build_lib)
+    clean(egg_base)
     egg_base.mkdir(parents=True)
     report = work / "python-build.json"
     cmd = [sys.executable, "-m", "click_build.backend.pysetup", str(root), str(build_lib),
@@ -111,7 +107,13 @@ def pip_command(target: Path, arch: str, python: str, glibc_minor: int | None,
 
 
 def vendor(ctx: Context, target: Path) -> None:
-    """Install ``[project].dependencies`` into ``target`` for the device."""
+    """Install ``[project].dependencies`` into ``target`` for the device.
+
+    The device's Python comes from the framework (20.04: 3.8, 24.04: 3.12) and the
+    wheels from its architecture.  A fat package (a list of architectures) gets the
+    wheels of each; as it has one packages folder for all of them, they must be the
+    same files (pure Python), else the build stops and says what to do.
+    """
     project = ctx.project
     python = project.settings.python.version or ctx.facts.python
     if not python:
@@ -119,20 +121,57 @@ def vendor(ctx: Context, target: Path) -> None:
             f"pyproject.toml: tool.click-build.python.version: the framework "
             f"{ctx.facts.framework or '(none)'} does not say which Python the device has; "
             "set it, e.g. version = \"3.8\"")
-    shutil.rmtree(target, ignore_errors=True)
-    cmd = pip_command(target, ctx.arch, python, ctx.facts.glibc_minor, project.dependencies)
+    if not ctx.architectures:
+        _vendor_for(ctx, target, ctx.arch, python)
+        return
+    trees = {}
+    for arch in ctx.architectures:
+        trees[arch] = target.with_name(f"{target.name}-{arch}")
+        _vendor_for(ctx, trees[arch], arch, python)
+    first, *others = ctx.architectures
+    reference = _digest(trees[first])
+    for arch in others:
+        differ = sorted(set(reference.items()) ^ set(_digest(trees[arch]).items()))
+        if differ:
+            raise BuildError(
+                f"pyproject.toml: project.dependencies: the wheels for {first} and {arch} differ "
+                f"({differ[0][0]}); a fat package has one "
+                f"{project.settings.python.packages_dir} for all its architectures, so its "
+                "dependencies must be pure Python. Build one package per architecture "
+                "(-C click-build.architecture=ARCH) instead")
+    clean(target)
+    trees[first].rename(target)
+
+
+def _vendor_for(ctx: Context, target: Path, arch: str, python: str) -> None:
+    clean(target)
+    cmd = pip_command(target, arch, python, ctx.facts.glibc_minor, ctx.project.dependencies)
     _echo(cmd[2:])
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         sys.stderr.write(result.stdout)
-        what = "pure-Python wheels only, as the package is 'all'" if ctx.arch == "all" \
-            else f"wheels for {ctx.arch}"
+        what = "pure-Python wheels only, as the package is 'all'" if arch == "all" \
+            else f"wheels for {arch}"
         raise BuildError(
             f"pyproject.toml: project.dependencies: pip could not install them for Python "
             f"{python} ({what}); see pip's output above. A dependency with compiled code "
             "needs an explicit architecture: -C click-build.architecture=arm64")
-    shutil.rmtree(target / "bin", ignore_errors=True)  # host-specific launcher scripts
-    _check_vendored(target, ctx.arch, python)
+    clean(target / "bin")  # host-specific launcher scripts
+    _check_vendored(target, arch, python)
+
+
+def _digest(tree: Path) -> dict[str, str]:
+    """Relative path -> content hash (or link target) of every file in ``tree``."""
+    import hashlib
+
+    out = {}
+    for path in sorted(tree.rglob("*")):
+        rel = path.relative_to(tree).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
 
 
 def _check_vendored(target: Path, arch: str, python: str) -> None:
@@ -148,30 +187,32 @@ def _check_vendored(target: Path, arch: str, python: str) -> None:
                         f"pyproject.toml: project.dependencies: {dist} needs Python {spec}, "
                         f"but the device has {python}; pin an older release")
     files = [str(p) for p in sorted(target.rglob("*")) if p.is_file() and not p.is_symlink()]
-    for found, paths in sorted(scan_architectures(files).items()):
-        if found != arch:
-            rel = os.path.relpath(paths[0], target)
+    for path, info in scan_elf(files).items():
+        if arch not in info.arches:
+            rel = os.path.relpath(path, target)
             raise BuildError(
                 f"pyproject.toml: project.dependencies: vendored {rel} is compiled for "
-                f"{found}, but the package is for {arch}")
+                f"{info.description}, but the package is for {arch}")
 
 
 def stage_python(ctx: Context) -> list[Entry]:
     """Data files of the tree + the app's packages + vendored dependencies."""
     from .files import prefixed, stage_files
-    from .kinds import excluded_paths
 
     settings = ctx.project.settings
     prefix = settings.python.packages_dir.strip("/")
     if not prefix or ".." in prefix.split("/"):
         raise ConfigError("pyproject.toml: tool.click-build.python.packages-dir: must be a "
                           "relative folder inside the package")
-    if ctx.python_build_lib is not None:
-        build_lib, sources = ctx.python_build_lib, list(ctx.python_sources)
+    prebuilt = ctx.project.prebuilt
+    if prebuilt is not None:
+        build_lib, sources = prebuilt.build_lib, list(prebuilt.sources)
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
-    entries = stage_files(ctx.source_root, [*settings.exclude, *sources, "/build"],
-                          settings.include, excluded_paths(ctx))
+    modules = _relative_to(sources, ctx.project.root, ctx.source_root)
+    ignores = [*settings.exclude, "/build", *build_dir_patterns(ctx.project)]
+    entries = stage_files(ctx.source_root, ignores, settings.include, excluded_paths(ctx))
+    entries = _without(entries, modules)
     if build_lib.is_dir():
         entries += [prefixed(e, prefix) for e in stage_tree(build_lib)]
     if settings.python.vendor and ctx.project.dependencies:
@@ -181,13 +222,40 @@ def stage_python(ctx: Context) -> list[Entry]:
     return entries
 
 
+def _relative_to(patterns: list[str], root: Path, source_root: Path) -> set[str]:
+    """Project-relative ``/path`` patterns as paths inside the source folder."""
+    out = set()
+    for pattern in patterns:
+        path = os.path.relpath(root / pattern.lstrip("/"), source_root).replace(os.sep, "/")
+        if path != ".." and not path.startswith("../"):
+            out.add(path)
+    return out
+
+
+def _without(entries: list[Entry], modules: set[str]) -> list[Entry]:
+    """``entries`` less the module files, and less the folders only those filled."""
+    kept = [e for e in entries if e.arcname not in modules]
+    emptied = {m.rpartition("/")[0] for m in modules}
+    emptied |= {p for m in list(emptied) for p in _parents(m)}
+    needed = {p for e in kept if e.kind != "dir" for p in _parents(e.arcname)}
+    return [e for e in kept if not (e.kind == "dir" and e.arcname in emptied
+                                    and e.arcname not in needed)]
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))] + [path]
+
+
 def _main(argv: list[str]) -> int:
     """Child process: ``egg_info`` + ``build_py`` and a report of the source folders."""
     root, build_lib, egg_base, report = argv
     os.chdir(root)
     sys.path.insert(0, root)
     import setuptools  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
-    from distutils.core import run_setup
+
+    # isort: split
+    from distutils.core import run_setup  # setuptools' copy, which needs setuptools first
 
     script = os.path.join(root, "setup.py")
     if not os.path.isfile(script):
@@ -202,20 +270,16 @@ def _main(argv: list[str]) -> int:
 
 
 def source_excludes(dist: object) -> list[str]:
-    """Patterns for the folders and modules setuptools built from: not data files."""
+    """Patterns (``/path`` from the project folder) of the modules setuptools built.
+
+    Those land in packages-dir, so they are not data.  Only module files, never
+    whole folders: setuptools' discovery takes folders such as qml/ or assets/
+    for (namespace) packages, and their QML and images must stay in the app.
+    """
     cmd = dist.get_command_obj("build_py")  # type: ignore[attr-defined]
     cmd.ensure_finalized()
-    exclude = set()
-    package_dir = getattr(dist, "package_dir", None) or {}
-    if package_dir.get(""):
-        exclude.add("/" + package_dir[""].strip("/"))
-    for package in getattr(dist, "packages", None) or []:
-        path = cmd.get_package_dir(package.split(".")[0])
-        if path and path not in (".", ""):
-            exclude.add("/" + path.replace(os.sep, "/").split("/")[0])
-    for module in getattr(dist, "py_modules", None) or []:
-        exclude.add("/" + module.replace(".", "/") + ".py")
-    return sorted(exclude)
+    return sorted({"/" + os.path.normpath(path).replace(os.sep, "/")
+                   for path in cmd.get_source_files()})
 
 
 if __name__ == "__main__":

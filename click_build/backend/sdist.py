@@ -20,6 +20,7 @@ from pathlib import Path
 from ..build import SOURCE_IGNORES, Entry, package_timestamp
 from ..errors import BuildError
 from .appmanifest import find_manifest
+from .context import build_dir_patterns
 from .files import BACKEND_IGNORES, stage_with_includes
 from .kinds import resolve
 from .settings import ConfigSettings, load_project
@@ -80,8 +81,6 @@ def _pkg_info(name: str, version: str, summary: str) -> bytes:
 
 def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings | None) -> tuple[
         str, str, str, list[Entry]]:
-    from .pipeline import build_dir_patterns
-
     project = load_project(root, config_settings)
     kind = resolve(project)
     source = find_manifest(project, kind)

@@ -29,6 +29,7 @@ else:  # pragma: no cover - Python 3.10
 __all__ = [
     "CMakeSettings",
     "Kind",
+    "PrebuiltPython",
     "Project",
     "PythonSettings",
     "Settings",
@@ -103,7 +104,13 @@ class Settings:
 
     source_dir: str = "."
     """Folder of the project that holds the app's files (``qml``, ``html5`` and
-    the data files of ``python``)."""
+    the data files of ``python``); a folder outside the project is refused
+    unless ``allow-external-sources`` is set."""
+
+    allow_external_sources: bool = False
+    """Let ``source-dir`` and ``manifest`` name something outside the project
+    folder.  Off by default: settings may come from untrusted text (CI fills
+    them from branch names), and a package would carry whatever they point at."""
 
     include: list[str] = field(default_factory=list)
     """Patterns of files to keep although an ignore rule drops them
@@ -113,16 +120,32 @@ class Settings:
     """Extra patterns of files to leave out, like ``click build -I``: a name
     matches at any depth, a pattern with ``/`` matches the path from the top."""
 
+    review: Literal["errors", "strict", "report", "off"] = "errors"
+    """What the review of the built package decides: ``errors`` fail the build
+    (as the stores reject such packages), ``strict`` fails on warnings too (the
+    OpenStore rejects uploads with any), ``report`` only prints the findings,
+    ``off`` skips the review."""
+
     build_dir: str = ""
     """Build folder, relative to the project; ``{arch}`` is replaced.  Empty:
     ``build/click-{arch}`` for ``cmake`` (kept, so the next build is incremental),
-    a temporary folder for the other kinds."""
+    a temporary folder for the other kinds.  click-build creates it and marks it
+    (a ``.click-build-folder`` file inside); it refuses the project folder, its
+    parents, and a folder holding files it did not create."""
 
     python: PythonSettings = field(default_factory=PythonSettings)
     """Settings of the ``python`` kind."""
 
     cmake: CMakeSettings = field(default_factory=CMakeSettings)
     """Settings of the ``cmake`` kind."""
+
+
+@dataclass(frozen=True)
+class PrebuiltPython:
+    """The app's Python packages, already built by the caller (``bdist_click``)."""
+
+    build_lib: Path
+    sources: tuple[str, ...] = ()  # patterns of the source folders it was built from
 
 
 @dataclass(frozen=True)
@@ -133,6 +156,7 @@ class Project:
     pyproject: dict[str, object]
     settings: Settings
     metadata: dict[str, object]  # the [project] table (may be empty)
+    prebuilt: PrebuiltPython | None = None  # the python kind then skips its build_py
 
     @property
     def name(self) -> str | None:
@@ -400,4 +424,30 @@ def load_project(
         _set(tree, tuple(key.split(".")), value)
     settings = _build(Settings, tree)
     assert isinstance(settings, Settings)
+    _check_paths(root, settings)
     return Project(root, data, settings, _check_metadata(data.get("project")))
+
+
+def _inside(root: Path, path: Path) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _check_paths(root: Path, settings: Settings) -> None:
+    """Settings that name files must stay inside the project (unless allowed)."""
+    where = "pyproject.toml: tool.click-build"
+    fix = ("; the app's files belong in the project folder (set allow-external-sources "
+           "= true if you really mean a folder outside it)")
+    if not settings.allow_external_sources:
+        if not _inside(root, root / settings.source_dir):
+            raise ConfigError(f"{where}.source-dir: {settings.source_dir!r} is outside the "
+                              f"project {root}{fix}")
+        if isinstance(settings.manifest, str) and settings.manifest and \
+                not _inside(root, root / settings.manifest):
+            raise ConfigError(f"{where}.manifest: {settings.manifest!r} is outside the "
+                              f"project {root}{fix}")
+    source = root / settings.source_dir
+    for pattern in settings.include:
+        if "/" in pattern and not _inside(source, source / pattern.strip("/")):
+            raise ConfigError(f"{where}.include: {pattern!r} leaves the source folder; "
+                              "includes name files inside it, such as '/dist'")

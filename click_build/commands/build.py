@@ -1,4 +1,10 @@
-"""``build`` and ``buildsource``: a directory with a manifest.json -> package."""
+"""``build`` and ``buildsource``: a directory with a manifest.json -> package.
+
+``build`` stages the directory and hands it to the core's finishing stage
+(:mod:`click_build.finish`), as the backend and the CMake module do; a
+directory that is a click-build project (its pyproject.toml names the backend
+or has ``[tool.click-build]``) is built as ``python -m build`` would.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,9 @@ import argparse
 import os
 
 from ..errors import BuildError
+from ..finish import REVIEW_MODES
 
-__all__ = ["register", "resolve_manifest"]
+__all__ = ["is_project", "register", "resolve_manifest"]
 
 
 def resolve_manifest(directory: str, manifest: str | None) -> str:
@@ -61,17 +68,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser(
         "build", help="build a .click package from a directory",
         description=(
-            "Build NAME_VERSION_ARCH.click from DIRECTORY, which must hold a manifest.json. "
-            "VCS folders, editor backups and *.click files are left out. The output is "
-            "reproducible: set SOURCE_DATE_EPOCH to stamp it with your commit's time."
+            "Build NAME_VERSION_ARCH.click from DIRECTORY, which must hold a manifest.json "
+            "(placeholders such as @CLICK_ARCH@ are filled). VCS folders, editor backups and "
+            "*.click files are left out. A DIRECTORY that is a click-build project (its "
+            "pyproject.toml names click_build.backend or has [tool.click-build]) is built as "
+            "'python -m build --wheel' builds it. The package is then reviewed as the app "
+            "stores do, and review errors fail the build. The output is reproducible: set "
+            "SOURCE_DATE_EPOCH to stamp it with your commit's time."
         ),
     )
     _common(p)
-    p.add_argument(
-        "--no-validate", dest="validate", action="store_false",
-        help="do not run the review checks on the built package",
+    review = p.add_mutually_exclusive_group()
+    review.add_argument(
+        "--no-validate", dest="review", action="store_const", const="report",
+        help="print the review's findings but never fail the build on them "
+             "(by default review errors fail it, as the stores reject such packages)",
     )
-    p.set_defaults(func=run_build)
+    review.add_argument(
+        "--strict", dest="review", action="store_const", const="strict",
+        help="fail the build on review warnings too (the OpenStore rejects uploads with any)",
+    )
+    review.add_argument(
+        "--review", dest="review", choices=REVIEW_MODES, metavar="MODE",
+        help="the same as a word: errors (the default; $CLICK_BUILD_REVIEW changes it), "
+             "strict, report, or off (no review at all)",
+    )
+    p.set_defaults(func=run_build, review=None)
     p = subparsers.add_parser(
         "buildsource", help="build a source tarball from a directory",
         description=(
@@ -90,38 +112,79 @@ def _check_directory(directory: str) -> None:
 
 def run_build(args: argparse.Namespace) -> int:
     from .. import _console
-    from ..build import COMPRESS_LEVEL, build_click, stage_tree
-    from ..manifest import load_manifest
+    from ..build import COMPRESS_LEVEL, stage_tree
+    from ..finish import Target, finish
+    from ..placeholders import read_manifest_file
 
     _check_directory(args.directory)
-    manifest_path = resolve_manifest(args.directory, args.manifest)
-    manifest = load_manifest(manifest_path)
-    entries = stage_tree(
-        args.directory, args.ignore,
-        exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
-    )
-    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
-    # i18n: DIRECTORY/po/*.po -> .mo files and translated desktop files. Moves into the
-    # finishing stage (finish.py) when it merges.
-    from ..i18n import translated
-
-    with translated(entries, manifest, os.path.join(args.directory, "po")) as entries:
-        path = build_click(manifest, entries, args.output_dir, level=level)
+    if is_project(args.directory):
+        path = _build_project(args, level)
+    else:
+        manifest_path = resolve_manifest(args.directory, args.manifest)
+        source = read_manifest_file(manifest_path, manifest_path)
+        source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
+        os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+        entries = stage_tree(
+            args.directory, args.ignore,
+            exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
+        )
+        review = args.review or os.environ.get("CLICK_BUILD_REVIEW") or "errors"
+        target = Target(review=review, origin="click-build build", level=level,
+                        po_dir=os.path.join(args.directory, "po"))  # DIRECTORY/po/*.po
+        path = finish(source, entries, args.output_dir, target).path
     shown = os.path.join(args.output_dir, os.path.basename(path))
     _console.info(f"Successfully built package in '{shown}'.")
-    if args.validate:
-        _review(path)
     return 0
 
 
-def _review(path: str) -> None:
-    """Run the built-in review when it is available (it reports, never fails the build)."""
-    try:
-        from ..review import report_after_build
-    except ImportError:
-        return
-    report_after_build(path)
+def _manifests_in_tree(directory: str, manifest_path: str) -> int:
+    """Bytes of the manifest files the original's copy of DIRECTORY holds when it runs du:
+    DIRECTORY/manifest.json, and the -m file when it lies inside DIRECTORY."""
+    top = os.path.realpath(directory).rstrip(os.sep) + os.sep
+    sizes = {}
+    for path in (os.path.join(directory, "manifest.json"), manifest_path):
+        real = os.path.realpath(path)
+        if real.startswith(top) and os.path.isfile(real):
+            sizes[real] = os.path.getsize(real)
+    return sum(sizes.values())
+
+
+def is_project(directory: str) -> bool:
+    """Is ``directory`` a click-build project (and not just an app tree)?"""
+    path = os.path.join(directory, "pyproject.toml")
+    if not os.path.isfile(path):
+        return False
+    from pathlib import Path
+
+    from ..backend.settings import read_pyproject
+
+    data = read_pyproject(Path(directory))
+    system = data.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    tool = data.get("tool")
+    return backend == "click_build.backend" or (isinstance(tool, dict) and "click-build" in tool)
+
+
+def _build_project(args: argparse.Namespace, level: int) -> str:
+    """``python -m build --wheel`` of the project, with the command's options as settings."""
+    from dataclasses import replace
+
+    from ..backend.pipeline import build_package
+    from ..backend.settings import load_project
+
+    project = load_project(args.directory)
+    changes: dict[str, object] = {}
+    if args.ignore:
+        changes["exclude"] = [*project.settings.exclude, *args.ignore]
+    if args.manifest:
+        changes["manifest"] = args.manifest
+    if args.review:
+        changes["review"] = args.review
+    if changes:
+        project = replace(project, settings=replace(project.settings, **changes))  # type: ignore[arg-type]
+    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+    return str(build_package(project, args.output_dir, level))
 
 
 def run_buildsource(args: argparse.Namespace) -> int:

@@ -16,18 +16,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import ConfigError, ManifestError
-
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
-if TYPE_CHECKING:
-    from ..manifest import Manifest
+from ..errors import ManifestError
 
 __all__ = ["policy_version", "register"]
 
 
 def policy_version(framework: str) -> str | None:
     """The AppArmor policy version of the (first) framework, from the backend's one table."""
-    from ..backend.placeholders import framework_facts
+    from ..framework_table import framework_facts
 
     return framework_facts(framework).apparmor_policy or None
 
@@ -64,7 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     v.add_argument("framework", nargs="?")
     v.set_defaults(func=run_policy_version)
     t = actions.add_parser("check-tree", description=(
-        "Check that an install tree holds a valid manifest.json and every hook file it names."))
+        "Run the finishing stage's checks on an install tree (a valid manifest.json, every "
+        "hook file, every folder the desktop files and the QML entry point name); nothing "
+        "is written."))
     t.add_argument("directory")
     t.add_argument("--architecture-from-elf", metavar="FILE", help=(
         "the manifest's architecture is the build's guess: replace it with the one of the "
@@ -86,48 +84,18 @@ def _write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _json_number(text: str, what: str) -> int | float:
-    try:
-        return int(text) if text.isdigit() else float(text)
-    except ValueError:
-        raise ConfigError(f"{what} {text!r} is not a number such as 20.04") from None
-
-
-def _fill_apparmor(src: Path, dest: Path, expected: str | None, framework: str) -> None:
-    from ..manifest import parse_json_object
+def _fill_apparmor(src: Path, dest: Path, policy: str, framework: str) -> None:
+    """Copy an AppArmor file with policy_version filled in: the core's rule, every route's."""
+    from ..placeholders import fill_apparmor
 
     try:
-        raw = src.read_bytes()
+        text = src.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(["is not valid UTF-8"], str(src)) from None
     except OSError as e:
         raise ManifestError([f"cannot be read: {e.strerror}"], str(src)) from None
-    data = parse_json_object(raw, str(src))
-    problems = []
-    groups = data.get("policy_groups", [])
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        problems.append("policy_groups: must be a list of policy group names")
-    if "template" in data and not isinstance(data["template"], str):
-        problems.append("template: must be a string such as 'ubuntu-sdk'")
-    current = data.get("policy_version")
-    if current is None:
-        if expected is None:
-            problems.append(
-                f"policy_version: missing, and no AppArmor policy version is known for "
-                f"framework {framework!r}; add \"policy_version\" to this file or pass "
-                "-DCLICK_APPARMOR_POLICY=VERSION to cmake")
-        else:
-            data["policy_version"] = _json_number(expected, "CLICK_APPARMOR_POLICY")
-    elif isinstance(current, bool) or not isinstance(current, (int, float)):
-        problems.append(f"policy_version: {current!r} must be a number such as 20.04")
-    elif expected is not None and float(current) != float(expected):
-        from .. import _console
-
-        _console.warn(
-            f"{src}: policy_version {current} does not match framework {framework!r} "
-            f"(which uses {expected}); the store's review rejects this: remove "
-            "policy_version from the file to have it filled in")
-    if problems:
-        raise ManifestError(problems, str(src))
-    _write_if_changed(dest, json.dumps(data, indent=4, ensure_ascii=False) + "\n")
+    filled = fill_apparmor(text, policy, framework, str(src))
+    _write_if_changed(dest, text if filled is None else filled)
 
 
 def _merge_hooks(data: dict[str, object], hooks: list[list[str]], source: str) -> None:
@@ -170,7 +138,7 @@ def run_manifest(args: argparse.Namespace) -> int:
         _console.warn(warning)
     expected = args.policy_version or policy_version(manifest.framework)
     for src, dest in args.apparmor:
-        _fill_apparmor(Path(src), Path(dest), expected, manifest.framework)
+        _fill_apparmor(Path(src), Path(dest), expected or "", manifest.framework)
     _write_if_changed(Path(args.output), dump_manifest(manifest.data))
     summary: Mapping[str, object] = {
         "name": manifest.name,
@@ -186,49 +154,33 @@ def run_manifest(args: argparse.Namespace) -> int:
 
 def run_policy_version(args: argparse.Namespace) -> int:
     if args.framework is None:
-        from ..new import FRAMEWORKS
+        from ..framework_table import DEFAULT_FRAMEWORK
 
-        print(FRAMEWORKS[0])
-        args.framework = FRAMEWORKS[0]
+        print(DEFAULT_FRAMEWORK)
+        args.framework = DEFAULT_FRAMEWORK
     print(policy_version(args.framework) or "")
     return 0
 
 
 def run_check_tree(args: argparse.Namespace) -> int:
-    from ..manifest import load_manifest
+    """The finishing stage's checks on the install tree, before ``click-build build`` packs it."""
+    from ..build import stage_tree
+    from ..finish import Target, check_staged
+    from ..manifest import dump_manifest
+    from ..placeholders import read_manifest_file
 
-    root = Path(args.directory)
-    manifest_path = root / "manifest.json"
-    manifest = load_manifest(manifest_path)
-    problems = []
-    for app, hooks in sorted(manifest.hooks.items()):
-        for hook, path in sorted(hooks.items()):
-            if not os.path.lexists(root / path):
-                problems.append(
-                    f"hooks.{app}.{hook}: {path!r} is not in the install tree {root}; "
-                    "install it (click_add_hook() or install(FILES ...)) or fix the path")
-    if problems:
-        raise ManifestError(problems, str(manifest_path))
+    root = args.directory
+    manifest_path = os.path.join(root, "manifest.json")
+    source = read_manifest_file(manifest_path, manifest_path)
+    entries = stage_tree(root, exclude=[manifest_path])
+    target = Target()
+    if args.architecture_from_elf:  # the finishing stage's rule for a guessed architecture
+        written = source.peek(placeholders=True).get("architecture")
+        target = Target(guessed_architecture=written if isinstance(written, str) else "")
+    manifest = check_staged(source, entries, target, place=f"the install tree {root}",
+                            fix="install it (click_add_hook() or install(FILES ...)) or fix "
+                                "the path")
     if args.architecture_from_elf:
-        _decide_architecture(root, manifest, Path(args.architecture_from_elf))
+        _write_if_changed(Path(args.architecture_from_elf), dump_manifest(manifest.data))
+        sys.stdout.write(manifest.filename + "\n")
     return 0
-
-
-def _decide_architecture(root: Path, manifest: Manifest, output: Path) -> None:
-    # Until the core's finishing stage decides this for every route, the backend's rule:
-    # no compiled code is 'all', code for one architecture is that one.
-    from ..backend.elf import scan_architectures
-    from ..manifest import Manifest, dump_manifest
-
-    files = (os.path.join(top, name) for top, _, names in os.walk(root) for name in names)
-    found = scan_architectures(f for f in files if not os.path.islink(f))
-    if len(found) > 1:
-        examples = ", ".join(f"{os.path.relpath(paths[0], root)} ({arch})"
-                             for arch, paths in sorted(found.items()))
-        raise ManifestError([(f"architecture: the tree holds code for several architectures: "
-                              f"{examples}; install the code of one")], str(root / "manifest.json"))
-    data = dict(manifest.data)
-    data["architecture"] = next(iter(found), "all")
-    decided = Manifest.from_dict(data, str(root / "manifest.json"))
-    _write_if_changed(output, dump_manifest(decided.data))
-    sys.stdout.write(decided.filename + "\n")

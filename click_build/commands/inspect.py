@@ -140,7 +140,8 @@ def _info(args: argparse.Namespace, path: str) -> int:
 
         found = glob.glob(os.path.join(glob.escape(directory), ".click", "info", "*.manifest"))
         if len(found) != 1:
-            raise ClickError(f"{len(found)} manifest files found in {directory}/.click/info")
+            raise ClickError(
+                f"{len(found)} manifest files found in {directory}/.click/info") from None
         name = os.path.basename(found[0])[: -len(".manifest")]
         manifest = read_installed_manifest(directory, name)
         del manifest["_directory"]

@@ -178,7 +178,7 @@ class Dir:
         A part that is a link or not a directory is an error naming it.
         """
         current: Dir = self
-        for i, name in enumerate(parts):
+        for name in parts:
             try:
                 fd = os.open(name, _DIR_FLAGS, dir_fd=current.fd)
             except FileNotFoundError:

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator
 
 from .. import _console
+from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
-from ._elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from .qml import QSETTINGS, QmlFacts, QmlScanner
 
 __all__ = ["MAX_PARSED_FILE", "Collected", "collect"]

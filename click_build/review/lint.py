@@ -11,11 +11,11 @@ import fnmatch
 import re
 from collections.abc import Sequence
 
+from ..framework_table import QT_MIN_FRAMEWORK, known_frameworks
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
-from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS
+from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS, click_version_ok
 from ..versions import compare_versions
 from .findings import Context
-from .frameworks import QT_MIN_FRAMEWORK, known_frameworks
 
 __all__ = [
     "KNOWN_HOOKS",
@@ -76,19 +76,13 @@ def _listing(paths: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _click_version_ok(value: str) -> bool:
-    parts = value.split(".")
-    return (all(p.isdigit() and p.isascii() for p in parts)
-            and compare_versions(value, "0.4") <= 0)
-
-
 # ------------------------------------------------------------- control ---
 
 def check_control(ctx: Context) -> None:
     """The control file and friends, as the installer and the stores read them."""
     pkg, add = ctx.pkg, ctx.report.add
     rebuild = "rebuild the package with 'click-build build'"
-    if not _click_version_ok(pkg.click_binary):
+    if not click_version_ok(pkg.click_binary):
         add("lint.control", "_click-binary",
             f"says format {pkg.click_binary!r}; Click packages are format 0.4", rebuild)
     for name in CONTROL_FIELDS:
@@ -104,7 +98,7 @@ def check_control(ctx: Context) -> None:
         elif key.lower() not in allowed:
             add("lint.control", "control", f"has an extra field {key!r}", rebuild)
     click_version = pkg.field("Click-Version")
-    if click_version is not None and not _click_version_ok(click_version):
+    if click_version is not None and not click_version_ok(click_version):
         add("lint.control", "control",
             f"Click-Version {click_version!r} is not 0.4 or older", rebuild)
     if pkg.preinst is None:

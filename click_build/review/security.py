@@ -8,8 +8,8 @@ fields are allowed only after a manual review, so they are flagged.
 
 from __future__ import annotations
 
+from ..framework_table import POLICIES, Policy, policy, policy_key, policy_version_for
 from .findings import Context
-from .frameworks import POLICIES, Policy, policy, policy_key, policy_version_for
 from .hooks import load_json
 
 __all__ = ["check"]

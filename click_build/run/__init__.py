@@ -44,7 +44,7 @@ def parse_env_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def host_triplet() -> str:
-    from ..backend.elf import ARCH_TRIPLETS
+    from ..elf import ARCH_TRIPLETS
     from ..install.installer import dpkg_architecture
 
     return ARCH_TRIPLETS.get(dpkg_architecture(), "")

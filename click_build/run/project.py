@@ -26,7 +26,9 @@ def build_project(project_dir: str, outdir: str, architecture: str | None = None
     ``device run`` uses it to build for the phone.
     """
     from ..backend.pipeline import build_package
+    from ..backend.settings import load_project
 
     config = {"click-build.architecture": architecture} if architecture else None
+    project = load_project(project_dir, config, require_pyproject=False)
     os.makedirs(outdir, 0o755, exist_ok=True)
-    return build_package(project_dir, outdir, config, require_pyproject=False)
+    return build_package(project, outdir)

@@ -13,9 +13,10 @@ AppArmor policy has, and the templates and policy groups of each version.
 from __future__ import annotations
 
 import os
+import re
 
-from .._record import Record
-from ..frameworks import list_frameworks
+from ._record import Record
+from .frameworks import list_frameworks
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -23,12 +24,16 @@ if TYPE_CHECKING:
     from typing import Literal
 
 __all__ = [
+    "DEFAULT_FRAMEWORK",
     "FRAMEWORKS",
     "POLICIES",
     "POLICY_BY_PREFIX",
     "QT_MIN_FRAMEWORK",
+    "TEMPLATE_FRAMEWORKS",
+    "FrameworkFacts",
     "FrameworkState",
     "Policy",
+    "framework_facts",
     "framework_state",
     "known_frameworks",
     "policy",
@@ -171,6 +176,47 @@ def policy_version_for(frameworks: list[str]) -> tuple[str, float] | None:
             if name.startswith(prefix):
                 return name, version
     return None
+
+
+#: Frameworks a new app may target, the newest (the default) first.
+TEMPLATE_FRAMEWORKS: tuple[str, ...] = ("ubuntu-touch-24.04-1.x", "ubuntu-sdk-20.04")
+#: The framework of new apps, and of builds that name none.
+DEFAULT_FRAMEWORK = TEMPLATE_FRAMEWORKS[0]
+
+#: Series -> (Python of the device, glibc minor version).
+_SERIES_FACTS = {
+    "15.04": ("3.4", 21), "15.10": ("3.4", 21), "16.04": ("3.5", 23),
+    "20.04": ("3.8", 31), "24.04": ("3.12", 39),
+}
+_SERIES = re.compile(r"(\d\d)\.(\d\d)(?:\.\d+)?(?:-(\d+)\.(?:x|\d+))?")
+
+
+class FrameworkFacts(Record):
+    """What a framework name tells about the device it stands for."""
+
+    framework: str
+    base: str  # the series, e.g. "20.04"
+    apparmor_policy: str  # e.g. "20.04", "2404.1"
+    python: str | None
+    glibc_minor: int | None
+
+
+def framework_facts(framework: str) -> FrameworkFacts:
+    """Facts of the first framework in a (comma-separated) framework field."""
+    first = framework.split(",")[0].strip()
+    m = _SERIES.search(first)
+    if not m:
+        return FrameworkFacts(first, "", "", None, None)
+    series = f"{m.group(1)}.{m.group(2)}"
+    known = policy_version_for([first])  # as the stores have it
+    if known is not None:
+        policy = policy_key(known[1])
+    elif m.group(3):  # a newer ubuntu-touch-YY.MM-N.x -> YYMM.N
+        policy = f"{m.group(1)}{m.group(2)}.{m.group(3)}"
+    else:
+        policy = series
+    python, glibc = _SERIES_FACTS.get(series, (None, None))
+    return FrameworkFacts(first, series, policy, python, glibc)
 
 
 def known_frameworks(system_dir: str | os.PathLike[str] | None) -> dict[str, FrameworkState]:

@@ -1,0 +1,173 @@
+"""What one build shares between the pipeline and the kinds: a leaf module.
+
+:class:`Context` and :class:`Staged` travel from the pipeline to a kind and
+back; the build folder helpers decide where a build writes.  Nothing here
+imports the pipeline or the kinds, so they can all import it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..build import Entry
+from ..errors import ConfigError
+from ..framework_table import FrameworkFacts
+from ..placeholders import ManifestSource
+from .settings import Project
+
+__all__ = ["MARK", "Context", "Staged", "build_dir_patterns", "clean", "excluded_paths",
+           "own_build_dir", "real_dir", "work_dir"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a kind needs to stage one build."""
+
+    project: Project
+    kind: str
+    work: Path  # folder for generated files; the build folder of cmake
+    arch: str  # the architecture built for ("all" when nothing is compiled)
+    triplet: str
+    facts: FrameworkFacts
+    manifest: ManifestSource | None
+    outdir: Path | None = None  # left out of the package when it lies inside the tree
+    arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
+    architectures: tuple[str, ...] = ()  # a fat package's list (``arch`` is then "all")
+
+    @property
+    def source_root(self) -> Path:
+        return self.project.root / self.project.settings.source_dir
+
+
+@dataclass(frozen=True)
+class Staged:
+    entries: list[Entry]
+    manifest: ManifestSource | None = None  # one found in the staged tree (CMake installs it)
+
+
+def excluded_paths(ctx: Context) -> list[str]:
+    """Files and folders left out by identity: the manifest, the output and build folders."""
+    paths = [ctx.manifest.path] if ctx.manifest and ctx.manifest.path else []
+    return paths + ([str(ctx.outdir)] if ctx.outdir else []) + [str(ctx.work)]
+
+
+def build_dir_patterns(project: Project) -> list[str]:
+    """Ignore patterns that keep the backend's own build folders out of packages."""
+    template = project.settings.build_dir or "build/click-{arch}"
+    rel = template.replace("{arch}", "*").strip("/")
+    if os.path.isabs(template) or rel.startswith(".."):
+        return []
+    patterns = ["/" + rel]
+    parent = rel.split("/")[0]
+    if "/" in rel and (project.root / parent).is_dir():
+        import fnmatch
+
+        children = [f"{parent}/{c.name}" for c in (project.root / parent).iterdir()]
+        if all(fnmatch.fnmatchcase(c, rel) for c in children):
+            patterns.append("/" + parent)  # nothing but our build folders in there
+    return patterns
+
+
+@contextlib.contextmanager
+def work_dir(project: Project, kind: str, arch: str) -> Iterator[Path]:
+    """The build folder: kept for cmake (incremental) or when set, else temporary."""
+    template = project.settings.build_dir or ("build/click-{arch}" if kind == "cmake" else "")
+    if template:
+        yield own_build_dir(project.root, template.replace("{arch}", arch))
+        return
+    with tempfile.TemporaryDirectory(prefix="click-build-") as tmp:
+        yield Path(tmp)
+
+
+#: The file that marks a folder as click-build's build folder.
+MARK = ".click-build-folder"
+_MARK_TEXT = ("click-build made this folder for its builds and may delete what it put "
+              "inside; nothing else belongs here.\n")
+#: What earlier click-build releases left in a build folder before it was marked.
+_OURS = ("source", "stage", "cmake", "python-lib", "python-egg", "python-vendor",
+         "python-build.json", "click-filled", "click-finish")
+
+
+def own_build_dir(root: Path, setting: str) -> Path:
+    """The build folder ``setting`` names, made and marked by click-build, or a refusal.
+
+    Settings can come from untrusted text (CI fills them from branch names), and
+    a build deletes and rewrites folders inside its build folder.  So the folder
+    is never the project or a parent of it, and never one holding files
+    click-build did not make: it must not exist yet (it is then created and
+    marked), be marked already, or be empty and the user's own.
+    """
+    where = "pyproject.toml: tool.click-build.build-dir"
+    path = Path(os.path.realpath(root / setting))
+    project = Path(os.path.realpath(root))
+    if path == project or path in project.parents:
+        what = "the project folder" if path == project else "a parent of the project folder"
+        raise ConfigError(
+            f"{where}: {setting!r} is {what} ({path}); click-build deletes and rewrites what "
+            "it builds there: use a folder of its own such as 'build/click-{arch}'")
+    inside = project in path.parents
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        try:
+            path.mkdir(parents=True, mode=0o755 if inside else 0o700)
+            (path / MARK).write_text(_MARK_TEXT, encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"{where}: cannot create {path}: {e.strerror}") from None
+        return path
+    except OSError as e:
+        raise ConfigError(f"{where}: {path}: {e.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{where}: {path} exists and is not a folder")
+    if os.path.isfile(path / MARK) and not os.path.islink(path / MARK):
+        return path
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as e:
+        raise ConfigError(f"{where}: {path}: {e.strerror}") from None
+    strangers = [n for n in names if n not in _OURS and not n.startswith("python-vendor-")]
+    if strangers:
+        shown = ", ".join(strangers[:3]) + (" ..." if len(strangers) > 3 else "")
+        raise ConfigError(
+            f"{where}: {path} holds files click-build did not create ({shown}); name a folder "
+            "that does not exist yet (click-build creates and marks it) or empty this one")
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise ConfigError(
+            f"{where}: {path} belongs to another user or others may write into it; name a "
+            "folder that does not exist yet (click-build creates it)")
+    try:
+        (path / MARK).write_text(_MARK_TEXT, encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{where}: cannot mark {path}: {e.strerror}") from None
+    return path
+
+
+def clean(path: Path) -> None:
+    """Remove what click-build made at ``path``: a link is unlinked, never followed."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def real_dir(path: Path) -> Path:
+    """``path`` as a real folder (kept if it is one): a link or file there is removed first,
+    so nothing written or deleted inside it can reach another place."""
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    path.mkdir(exist_ok=True)
+    return path

@@ -1,0 +1,138 @@
+"""The layers hold: the core loads only the standard library, the backend has no circles.
+
+docs/architecture.md draws the layers; these tests are where the drawing can fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PACKAGE = ROOT / "click_build"
+#: Integrations, the developer loop (run and device build projects through the backend)
+#: and the command line: everything else in click_build is the core.
+NOT_CORE = {"click_build.cli", "click_build.__main__", "click_build.new",
+            "click_build.template_jinja"}
+NOT_CORE_PACKAGES = ("click_build.backend", "click_build.commands", "click_build.cmake",
+                     "click_build.templates", "click_build.run", "click_build.device")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _all_modules() -> list[str]:
+    return sorted(_module_name(p) for p in PACKAGE.rglob("*.py")
+                  if "templates" not in p.relative_to(PACKAGE).parts[:1])
+
+
+def _is_core(name: str) -> bool:
+    return (name.startswith("click_build") and name not in NOT_CORE
+            and not name.startswith(NOT_CORE_PACKAGES))
+
+
+CORE = [m for m in _all_modules() if _is_core(m)]
+
+_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib
+importlib.import_module(sys.argv[2])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_core_is_most_of_the_package() -> None:
+    assert {"click_build.build", "click_build.finish", "click_build.elf",
+            "click_build.framework_table", "click_build.placeholders", "click_build.review",
+            "click_build.install.installer"} <= set(CORE)
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_module_loads_only_the_standard_library_and_the_core(module: str) -> None:
+    # -S: no site-packages at all, so nothing but the standard library and this checkout
+    # can load; -E: no PYTHON* variables from the caller.
+    result = subprocess.run([sys.executable, "-S", "-E", "-c", _PROBE, str(ROOT), module],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout)
+    stdlib = set(sys.stdlib_module_names) | {"__main__", "_distutils_hack"}
+    foreign = [name for name in loaded
+               if name.split(".")[0] not in stdlib and not _is_core(name)]
+    assert not foreign, f"{module} loads {foreign}"
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Every click_build module ``path`` imports, at any depth of its code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = _module_name(path)
+    base = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = base.split(".")
+                anchor = ".".join(parts[: len(parts) - node.level + 1])
+                target = f"{anchor}.{node.module}" if node.module else anchor
+            else:
+                target = node.module or ""
+            names = [f"{target}.{a.name}" for a in node.names]
+            for name in [target, *names]:
+                if name.startswith(package) and (ROOT / (name.replace(".", "/") + ".py")).exists():
+                    found.add(name)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith(package))
+    found.discard(here)
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_backend_has_no_import_circle() -> None:
+    """Imports inside functions count too: a lazy import only hides a circle."""
+    package = "click_build.backend"
+    graph = {_module_name(p): _imports(p, package)
+             for p in (PACKAGE / "backend").glob("*.py")}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_core_never_imports_an_integration() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        name = _module_name(path)
+        if not _is_core(name) or "templates" in path.parts:
+            continue
+        wrong = {m for m in _imports(path, "click_build") if not _is_core(m)}
+        assert not wrong, f"{name} imports {sorted(wrong)}"
