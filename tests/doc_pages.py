@@ -13,7 +13,7 @@ visible in the page's source and reported by the test:
                                                     after 10 s if it is still running (an
                                                     app's window); failing earlier fails
 
-README.md ("Development", "Docs are tests") tells doc writers when to use them.
+docs/architecture.md ("Docs are tests") tells doc writers when to use them.
 """
 
 from __future__ import annotations
