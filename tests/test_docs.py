@@ -25,6 +25,17 @@ from doc_pages import Block, MarkerError, Session, page_blocks, pages, template_
 from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
 
 PAGES = pages()
+#: Outcomes beyond "exit 0": per page, a command of one of its blocks and what that
+#: block's output must hold (the pages' own comments promise it).
+PROMISES: dict[str, dict[str, str]] = {
+    "README.md": {"click-build list --root ~/clicks": "tea-timer.yourname\t1.0.0\n"},
+    "docs/templates.md": {"click-build list --root ~/click-test": "tea-timer.jane\t1.0.0\n"},
+    "docs/install.md": {"click-build list --root ~/clickdb": "tea-timer.jane\t1.0.0\n",
+                        "ls ~/launcher": "tea-timer.jane_tea-timer_1.0.0.desktop\n"},
+    "docs/building.md": {"click-build contents": "./qml/Main.qml\n",
+                         "click-build buildsource": "tea-timer.jane_1.0.0.tar.gz"},
+    "docs/translations.md": {"grep '^Name'": "Name=Tea Timer\n"},
+}
 
 
 def read(page: str) -> str:
@@ -128,6 +139,7 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
             == [b.reason for b in page_blocks(text)]
         text = rendered
     blocks = page_blocks(text)
+    promises = dict(PROMISES.get(page, {}))
     log = []
     for block in blocks:
         if block.skip is not None:
@@ -141,4 +153,9 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
             f"{page}, block at line {block.line} failed ({result.returncode}):\n"
             f"{block.text}\n--- stdout\n{result.stdout[-4000:]}\n"
             f"--- stderr\n{result.stderr[-4000:]}")
+        for command, output in list(promises.items()):
+            if command in block.text:
+                assert output in result.stdout, (page, block.line, output, result.stdout)
+                del promises[command]
+    assert not promises, f"{page}: no block runs {list(promises)}"
     print(f"{page}:", *log, sep="\n  ")

@@ -86,24 +86,3 @@ def test_new_help_stands_on_its_own(user_env: UserEnv, tmp_path: Path) -> None: 
         assert needed in text, needed
     listing = json.dumps(text)
     assert "qml" in listing and "cpp" in listing
-
-
-@pytest.mark.slow
-def test_readme_and_templates_page_first_steps(user_env: UserEnv, home: Path,  # noqa: F811
-                                               tmp_path: Path) -> None:
-    """README.md's first block, and docs/templates.md's step 4 on the project of step 2."""
-    from conftest import ROOT
-
-    paste(user_env, "pip install build", tmp_path, home)
-    first = shell_blocks((ROOT / "README.md").read_text())[0]
-    work = tmp_path / "readme"
-    work.mkdir()
-    assert "tea-timer.yourname\t1.0.0" in paste(user_env, first, work, home)
-
-    page = (ROOT / "docs" / "templates.md").read_text()
-    step4 = shell_blocks(section(page, "4. Build, check and install it"))[0]
-    work = tmp_path / "page"
-    work.mkdir()
-    paste(user_env, "click-build new qml --no-input --set title='Tea Timer' "
-                    "--set namespace=jane", work, home)
-    assert "tea-timer.jane\t1.0.0" in paste(user_env, step4, work, home)
