@@ -31,7 +31,7 @@ def run_block(block: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[
 def test_verify_commands_work_as_pasted_on_a_pc(cli: Cli, keys: Keys,  # noqa: F811
                                                 unsigned_click: Path,  # noqa: F811
                                                 tmp_path: Path) -> None:
-    package = tmp_path / "com.example.app_1.0_all.click"
+    package = tmp_path / "tea-timer.jane_1.0.0_all.click"
     shutil.copy(unsigned_click, package)
     sign(cli, package, keys.store)
     shutil.copy(keys.store.keyring, tmp_path / "example-store.gpg")

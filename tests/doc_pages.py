@@ -1,0 +1,140 @@
+"""The shell blocks of the user documentation, and how a page's blocks are run.
+
+A page is README.md, a docs/*.md page or a template's README (as `click-build new`
+renders it). Its runnable blocks are the fenced ```sh (or ```bash, ```shell) blocks;
+```console blocks are transcripts (commands with their output) and are not run.
+
+A block may carry one marker, an HTML comment on the line(s) right before its fence,
+visible in the page's source and reported by the test:
+
+    <!-- doc-test: skip (needs a phone) -->          not run; the reason is a skip
+    <!-- doc-test: stop after 10 s (opens a window) -->
+                                                    run on a private X display and stopped
+                                                    after 10 s if it is still running (an
+                                                    app's window); failing earlier fails
+
+docs/architecture.md ("Docs are tests") tells doc writers when to use them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest import ROOT
+
+FENCE = re.compile(
+    r"(?P<marker>^<!--\s*doc-test:\s*(?P<spec>.*?)\s*-->\n(?:[ \t]*\n)*)?"
+    r"^(?P<indent>[ \t]*)```(?:sh|bash|shell)\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
+    re.DOTALL | re.MULTILINE)
+MARKER = re.compile(r"^<!--\s*doc-test:", re.MULTILINE)
+SKIP = re.compile(r"skip \((?P<reason>[^)]+)\)")
+STOP = re.compile(r"stop after (?P<seconds>\d+) s \((?P<reason>[^)]+)\)")
+#: Longest a block may run (a C++ build, an isolated build installing its requirements).
+BLOCK_TIMEOUT = int(os.environ.get("DOC_TEST_BLOCK_TIMEOUT", "900"))
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    line: int  # of the fence, 1-based
+    skip: str | None = None  # the reason, when marked skip
+    stop_after: int | None = None  # seconds, when marked stop after
+    reason: str | None = None
+
+
+class MarkerError(ValueError):
+    pass
+
+
+def page_blocks(markdown: str) -> list[Block]:
+    """The runnable blocks of a page, in order, with their markers."""
+    blocks = []
+    for m in FENCE.finditer(markdown):
+        indent = m.group("indent")
+        body = "".join(line.removeprefix(indent)
+                       for line in m.group("body").splitlines(keepends=True))
+        line = markdown.count("\n", 0, m.start("indent")) + 1
+        spec = m.group("spec")
+        if spec is None:
+            blocks.append(Block(body, line))
+        elif skip := SKIP.fullmatch(spec):
+            blocks.append(Block(body, line, skip=skip.group("reason"),
+                                reason=skip.group("reason")))
+        elif stop := STOP.fullmatch(spec):
+            blocks.append(Block(body, line, stop_after=int(stop.group("seconds")),
+                                reason=stop.group("reason")))
+        else:
+            raise MarkerError(f"line {line}: unknown doc-test marker {spec!r}: "
+                              "write 'skip (WHY)' or 'stop after N s (WHY)'")
+    stray = len(MARKER.findall(markdown)) - sum(b.reason is not None for b in blocks)
+    if stray:
+        raise MarkerError(f"{stray} doc-test marker(s) not right before a ```sh block")
+    return blocks
+
+
+def pages() -> list[str]:
+    """Every page a user reads, relative to the checkout."""
+    found = ["README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
+    found += sorted(str(p.relative_to(ROOT)) for p in (ROOT / "templates").glob("*/*/README*"))
+    return found
+
+
+def template_kind(page: str) -> str | None:
+    """``qml`` for templates/qml/{{cookiecutter.app_name}}/README.md, else None."""
+    parts = Path(page).parts
+    return parts[1] if parts[0] == "templates" else None
+
+
+@dataclass
+class Session:
+    """One user's terminal: blocks run one after the other, each in a new bash
+    (-e, pipefail) that starts where the previous one ended (folder, exported
+    variables: a `cd` or an activated venv carries on, as when pasting)."""
+
+    env: dict[str, str]
+    cwd: Path
+    state: Path
+
+    def __post_init__(self) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        (self.state / "cwd").write_text(str(self.cwd))
+        (self.state / "env").write_text("")
+
+    def run(self, block: Block) -> subprocess.CompletedProcess[str]:
+        state = self.state
+        script = (f"trap 'pwd > {state}/cwd; export -p > {state}/env' EXIT\n"
+                  f'cd "$(cat {state}/cwd)"\n. {state}/env\n{block.text}')
+        timeout = block.stop_after or BLOCK_TIMEOUT
+        proc = subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", script],
+                                cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            stopped = False
+        except subprocess.TimeoutExpired:
+            stopped = True
+            stop_group(proc.pid, signal.SIGTERM)
+            try:
+                out, err = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                stop_group(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate()
+        stop_group(proc.pid, signal.SIGKILL)  # whatever the block left in the background
+        code = proc.returncode
+        if stopped:
+            code = 0 if block.stop_after else 124
+            err += f"\n[doc-test: stopped after {timeout} s]"
+        return subprocess.CompletedProcess(proc.args, code, out, err)
+
+
+def stop_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,161 @@
+"""Docs are tests: every page's shell blocks, pasted in order as a new user would.
+
+Each page runs in its own empty home folder (the working folder too), in one
+"terminal" (doc_pages.Session), with click-build as a user has it: a wheel of the
+checkout installed with `[templates]` and `build` into a virtual environment that
+is first on PATH, the wheel in `~/wheels` and PIP_FIND_LINKS=~/wheels (the state
+docs/templates.md's step 1 leaves), and `~/click-build` a clean copy of the source
+(for pages that build the wheel themselves).
+A template's README is run in the project `click-build new KIND` makes, as rendered.
+Blocks marked `skip (...)` are reported as skips with their reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, need
+from doc_pages import Block, MarkerError, Session, page_blocks, pages, template_kind
+from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
+
+PAGES = pages()
+#: Outcomes beyond "exit 0": per page, a command of one of its blocks and what that
+#: block's output must hold (the pages' own comments promise it).
+PROMISES: dict[str, dict[str, str]] = {
+    "README.md": {"click-build list --root ~/clicks": "tea-timer.yourname\t1.0.0\n"},
+    "docs/templates.md": {"click-build list --root ~/click-test": "tea-timer.jane\t1.0.0\n"},
+    "docs/install.md": {"click-build list --root ~/clickdb": "tea-timer.jane\t1.0.0\n",
+                        "ls ~/launcher": "tea-timer.jane_tea-timer_1.0.0.desktop\n"},
+    "docs/building.md": {"click-build contents": "./qml/Main.qml\n",
+                         "click-build buildsource": "tea-timer.jane_1.0.0.tar.gz"},
+    "docs/translations.md": {"grep '^Name'": "Name=Tea Timer\n"},
+}
+
+
+def read(page: str) -> str:
+    return (ROOT / page).read_text(encoding="utf-8")
+
+
+MARKED = [pytest.param(page, i, block.reason, id=f"{page}:{block.line}")
+          for page in PAGES for i, block in enumerate(page_blocks(read(page)))
+          if block.skip is not None]
+
+
+@pytest.fixture(scope="session")
+def docs_env(user_env: UserEnv) -> UserEnv:  # noqa: F811
+    """The wheel venv, with `build` beside click-build[templates] (docs/templates.md,
+    step 1: what every other page starts from)."""
+    user_env.sh("pip install -q build", user_env.venv.parent, PIP_CACHE_DIR=PIP_CACHE)
+    return user_env
+
+
+PIP_CACHE = os.path.expanduser("~/.cache/pip")  # the real one: no need to download twice
+
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    """A private X display (Xvfb) for the blocks that open windows."""
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen([need("Xvfb"), "-displayfd", str(write_end), "-nolisten", "tcp",
+                               "-screen", "0", "1024x768x24"], pass_fds=(write_end,),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end) as numbers:
+        number = numbers.readline().strip()
+    try:
+        assert number, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_every_page_is_collected() -> None:
+    """The harness finds the pages and their blocks (a renamed fence would hide them)."""
+    assert "README.md" in PAGES and "docs/templates.md" in PAGES
+    assert {template_kind(p) for p in PAGES} >= {"qml", "html5", "python", "cpp"}
+    assert sum(len(page_blocks(read(p))) for p in PAGES) > 50
+
+
+def test_markers_are_parsed_and_checked() -> None:
+    page = ("<!-- doc-test: skip (needs a phone) -->\n```sh\nadb devices\n```\n\n"
+            "<!-- doc-test: stop after 5 s (opens a window) -->\n\n"
+            "  ```sh\n  qmlscene qml/Main.qml\n  ```\n```sh\nls\n```\n")
+    phone, window, plain = page_blocks(page)
+    assert (phone.skip, phone.text, phone.line) == ("needs a phone", "adb devices\n", 2)
+    assert (window.stop_after, window.reason, window.text) == (5, "opens a window",
+                                                               "qmlscene qml/Main.qml\n")
+    assert (plain.skip, plain.stop_after, plain.text) == (None, None, "ls\n")
+    with pytest.raises(MarkerError, match="unknown doc-test marker"):
+        page_blocks("<!-- doc-test: skip -->\n```sh\nls\n```\n")
+    with pytest.raises(MarkerError, match="not right before"):
+        page_blocks("<!-- doc-test: skip (x) -->\n\ntext\n```sh\nls\n```\n")
+
+
+@pytest.mark.parametrize(("page", "index", "reason"), MARKED)
+def test_marked_block(page: str, index: int, reason: str) -> None:
+    """One skip per block a page marks, so that the summary lists them with the reason."""
+    pytest.skip(f"{page}: {reason}")
+
+
+def home_for(docs_env: UserEnv, scratch: Path, state: Path,
+             display: str) -> Session:
+    """A new user's terminal in an empty home under ``scratch`` (a folder every user can
+    enter: run as root, the installer unpacks as clickpkg)."""
+    home = scratch / "home"
+    home.mkdir()
+    shutil.copytree(docs_env.venv.parent / "src", home / "click-build")
+    (home / "wheels").mkdir()
+    shutil.copy(docs_env.wheel, home / "wheels")
+    env = docs_env.env(HOME=str(home), PIP_FIND_LINKS=str(home / "wheels"),
+                       PIP_CACHE_DIR=PIP_CACHE, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE="1",
+                       QT_QPA_PLATFORM="xcb", USER=os.environ.get("USER", "root"))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GNUPGHOME",
+                 "CLICK_BUILD_DEVICE", "CMAKE_PREFIX_PATH", "SOURCE_DATE_EPOCH"):
+        env.pop(name, None)
+    return Session(env, home, state)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
+                             public_tmp: Path, display: str) -> None:
+    session = home_for(docs_env, public_tmp, tmp_path / "state", display)
+    text = read(page)
+    kind = template_kind(page)
+    if kind is not None:  # the README as the user gets it, in the new project
+        made = session.run(Block(f"click-build new {kind} --no-input --set title='Tea Timer'"
+                                 "\ncd tea-timer\n", 0))
+        assert made.returncode == 0, made.stderr
+        readme = Path(session.env["HOME"]) / "tea-timer" / "README.md"
+        rendered = readme.read_text(encoding="utf-8")
+        assert [b.reason for b in page_blocks(rendered)] \
+            == [b.reason for b in page_blocks(text)]
+        text = rendered
+    blocks = page_blocks(text)
+    promises = dict(PROMISES.get(page, {}))
+    log = []
+    for block in blocks:
+        if block.skip is not None:
+            log.append(f"line {block.line}: skipped ({block.skip})")
+            continue
+        started = time.monotonic()
+        result = session.run(block)
+        took = time.monotonic() - started
+        log.append(f"line {block.line}: exit {result.returncode} in {took:.1f} s")
+        assert result.returncode == 0, (
+            f"{page}, block at line {block.line} failed ({result.returncode}):\n"
+            f"{block.text}\n--- stdout\n{result.stdout[-4000:]}\n"
+            f"--- stderr\n{result.stderr[-4000:]}")
+        for command, output in list(promises.items()):
+            if command in block.text:
+                assert output in result.stdout, (page, block.line, output, result.stdout)
+                del promises[command]
+    assert not promises, f"{page}: no block runs {list(promises)}"
+    print(f"{page}:", *log, sep="\n  ")
