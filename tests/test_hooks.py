@@ -121,6 +121,11 @@ def test_hook_install_remove_and_run_commands(cli, env: Env, shared: Path) -> No
     assert (shared / "late.ran").exists()
     ours(cli, env, "hook", "remove", "late", f"--root={root}")
     assert links(out) == {}
+    # options anywhere, as scripts pass them: between the action and HOOK, before the action
+    ours(cli, env, "hook", "install", f"--root={root}", "late")
+    assert links(out) == {"com.example.app_app_1.0": f"{root}/com.example.app/1.0/x"}
+    ours(cli, env, "hook", f"--root={root}", "remove", "late")
+    assert links(out) == {}
     # run-system catches up: makes missing links and drops stale ones
     out.mkdir(exist_ok=True)
     os.symlink("/nowhere", out / "com.example.gone_app_9")

@@ -16,25 +16,31 @@ if TYPE_CHECKING:
 
 __all__ = ["add_database_options", "dump_json", "find_package_directory", "open_db", "register"]
 
-_HOOK_SUBCOMMANDS = ("install", "remove", "run-system", "run-user")
+_HOOK_SUBCOMMANDS = {
+    "install": "link every installed app that uses HOOK (after installing NAME.hook)",
+    "remove": "remove the links of every app that uses HOOK",
+    "run-system": "gc, then bring every system-level hook up to date (at boot)",
+    "run-user": "bring every user-level hook up to date for USER (at login)",
+}
 
 
-def add_database_options(p: argparse.ArgumentParser, user_help: str | None = None) -> None:
-    p.add_argument("--root", metavar="PATH",
+def add_database_options(p: argparse.ArgumentParser, user_help: str | None = None,
+                         default: Any = None) -> None:
+    p.add_argument("--root", metavar="PATH", default=default,
                    help="add the database at PATH on top of the configured ones; "
                         "every change goes there")
-    p.add_argument("--databases-dir", metavar="DIR",
+    p.add_argument("--databases-dir", metavar="DIR", default=default,
                    help="read the database list from DIR/*.conf (default: "
                         "$CLICK_DATABASES_DIR or /etc/click/databases)")
     if user_help:
-        p.add_argument("--user", metavar="USER", help=user_help)
+        p.add_argument("--user", metavar="USER", help=user_help, default=default)
 
 
-def _add_hook_dirs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--hooks-dir", metavar="DIR",
+def _add_hook_dirs(p: argparse.ArgumentParser, default: Any = None) -> None:
+    p.add_argument("--hooks-dir", metavar="DIR", default=default,
                    help="read *.hook files from DIR (default: $CLICK_HOOKS_DIR or "
                         "/usr/share/click/hooks)")
-    p.add_argument("--frameworks-dir", metavar="DIR",
+    p.add_argument("--frameworks-dir", metavar="DIR", default=default,
                    help="read *.framework files from DIR (default: $CLICK_FRAMEWORKS_DIR "
                         "or /usr/share/click/frameworks)")
 
@@ -142,12 +148,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                     "run-system: gc, then bring every system-level hook up to date. "
                     "run-user: bring every user-level hook up to date for USER.",
     )
-    p.add_argument("subcommand", choices=_HOOK_SUBCOMMANDS, metavar="SUBCOMMAND",
-                   help="install, remove, run-system or run-user")
-    p.add_argument("hook", metavar="HOOK", nargs="?", help="hook name (install, remove)")
-    add_database_options(p, "run user-level hooks for USER (run-user; default: you)")
+    user_help = "run user-level hooks for USER (run-user; default: you)"
+    add_database_options(p, user_help)
     _add_hook_dirs(p)
-    p.set_defaults(func=run_hook)
+    p.set_defaults(func=run_hook, hook=None)
+    actions = p.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", required=True)
+    for name, help_text in _HOOK_SUBCOMMANDS.items():
+        a = actions.add_parser(name, help=help_text, description=help_text)
+        if name in ("install", "remove"):
+            a.add_argument("hook", metavar="HOOK", help="the hook's name (its NAME.hook file)")
+        # The options also after the action (as the original takes them); SUPPRESS keeps
+        # a value given before the action from being reset to the default.
+        add_database_options(a, user_help if name == "run-user" else None, argparse.SUPPRESS)
+        _add_hook_dirs(a, argparse.SUPPRESS)
 
     p = subparsers.add_parser(
         "framework", help="list the frameworks of this system and their fields",
@@ -255,12 +268,8 @@ def run_gc(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from ..errors import ConfigError
-
     installer = _installer(args)
     if args.subcommand in ("install", "remove"):
-        if not args.hook:
-            raise ConfigError(f"hook {args.subcommand}: need hook name")
         installer.run_hook(args.hook, args.subcommand)
     elif args.subcommand == "run-system":
         installer.run_system()
