@@ -79,10 +79,18 @@ def _width(text: str) -> int:
 
 
 def write_contents(pkg: ClickPackage, out: TextIO) -> None:
-    """Write the listing to ``out``, a few thousand lines a write."""
+    """Write the listing to ``out``, a few thousand lines at a time."""
     for batch in _batches(pkg):
         batch.append("")
-        out.write("\n".join(batch))
+        text = "\n".join(batch)
+        # In pieces no bigger than the stream's buffer: when the reader goes away in the
+        # middle of one big write, CPython drops the rest without an error (and
+        # `contents | head` would end with status 0, not SIGPIPE's).
+        for start in range(0, len(text), _PIECE):
+            out.write(text[start:start + _PIECE])
+
+
+_PIECE = 8192
 
 
 def contents_lines(pkg: ClickPackage) -> Iterator[str]:
