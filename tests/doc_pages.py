@@ -106,14 +106,11 @@ def transcript(body: str, first_line: int) -> tuple[Command, ...]:
     """The commands of a console block's body, whose first line is `first_line`."""
     commands: list[Command] = []
     lines = body.splitlines()
+    if not lines or not lines[0].startswith("$ "):
+        raise MarkerError(f"line {first_line}: a console block starts with a `$ ` command; "
+                          "output alone goes in a plain ``` block")
     i = 0
-    while i < len(lines):
-        if not lines[i].startswith("$ "):
-            if not commands:
-                raise MarkerError(f"line {first_line + i}: a console block starts with a "
-                                  "`$ ` command; output alone goes in a plain ``` block")
-            i += 1
-            continue
+    while i < len(lines):  # at a `$ ` line
         start = i
         text = [lines[i][2:]]
         while text[-1].endswith("\\") and i + 1 < len(lines):
