@@ -149,11 +149,13 @@ def click_build_copy(root: Path, version: str | None = None) -> Path:
 
 
 def doc_console(first_command: str) -> tuple[list[str], list[str]]:
-    """The console block of docs/cmake.md that starts with ``$ first_command``:
-    its commands, and the output lines it shows (not the "..." that stand for more)."""
+    """The console block of docs/cmake.md with a ``$ first_command`` line: its commands
+    from that one on, and the output lines it shows (not the "..." that stand for more)."""
     for block in re.findall(r"^```console\n(.*?)^```", DOC.read_text(), re.DOTALL | re.MULTILINE):
         lines = block.splitlines()
-        if lines[0].startswith(f"$ {first_command}"):
+        starts = [i for i, line in enumerate(lines) if line.startswith(f"$ {first_command}")]
+        if starts:
+            lines = lines[starts[0]:]
             commands = [line[2:] for line in lines if line.startswith("$ ")]
             return commands, [line for line in lines if not line.startswith("$ ")
                               and line != "..."]

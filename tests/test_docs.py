@@ -5,7 +5,7 @@ Each page runs in its own empty home folder (the working folder too), in one
 checkout installed with `[templates]` and `build` into a virtual environment that
 is first on PATH, the wheel in `~/wheels` and PIP_FIND_LINKS=~/wheels (the state
 docs/templates.md's step 1 leaves), and `~/click-build` a clean copy of the source
-(for pages that build the wheel themselves).
+(for pages that build the wheel themselves or use its examples/).
 A template's README is run in the project `click-build new KIND` makes, as rendered.
 Blocks marked `skip (...)` are reported as skips with their reason.
 """
@@ -98,6 +98,30 @@ def test_markers_are_parsed_and_checked() -> None:
         page_blocks("<!-- doc-test: skip (x) -->\n\ntext\n```sh\nls\n```\n")
 
 
+def test_console_blocks_are_transcripts() -> None:
+    """A console block's `$ ` lines are its commands (continuations joined), the lines
+    after each its output; `...` stands for lines or text, an error line for failing."""
+    page = ("<!-- doc-test: skip (needs a phone) -->\n```console\n$ adb devices\n```\n"
+            "```console\n$ click-build new qml \\\n    --no-input\n...\n"
+            "Created the qml app in '...'. Next:\n"
+            "$ click-build nope\nclick-build: error: argument ...\n$ cd x\n```\n")
+    phone, block = page_blocks(page)
+    assert phone.skip == "needs a phone" and phone.commands is not None
+    assert block.commands is not None
+    new, nope, cd = block.commands
+    assert (new.text, new.line, new.fails) == ("click-build new qml \\\n    --no-input\n",
+                                               6, False)
+    assert block.text == new.text + nope.text + cd.text
+    assert new.mismatch("[1/8] ...\nCreated the qml app in '/h/tea'. Next:\n", "/h") is None
+    assert new.mismatch("Created the qml app in 'tea'. Next:  ", "/h") is None
+    assert new.mismatch("Created the qml app in 'tea'.\n", "/h") is not None
+    assert new.mismatch("Created the qml app in 'tea'. Next:\nmore\n", "/h") is not None
+    assert nope.fails and nope.mismatch("click-build: error: argument x\n", "/h") is None
+    assert cd.output == () and cd.mismatch("anything", "/h") is None
+    with pytest.raises(MarkerError, match="starts with a `\\$ ` command"):
+        page_blocks("```console\nclick-build: warning: x\n```\n")
+
+
 @pytest.mark.parametrize(("page", "index", "reason"), MARKED)
 def test_marked_block(page: str, index: int, reason: str) -> None:
     """One skip per block a page marks, so that the summary lists them with the reason."""
@@ -111,6 +135,8 @@ def home_for(docs_env: UserEnv, scratch: Path, state: Path,
     home = scratch / "home"
     home.mkdir()
     shutil.copytree(docs_env.venv.parent / "src", home / "click-build")
+    shutil.copytree(ROOT / "examples", home / "click-build" / "examples",  # as in a clone
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "build", "dist"))
     (home / "wheels").mkdir()
     shutil.copy(docs_env.wheel, home / "wheels")
     env = docs_env.env(HOME=str(home), PIP_FIND_LINKS=str(home / "wheels"),
@@ -146,7 +172,8 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
             log.append(f"line {block.line}: skipped ({block.skip})")
             continue
         started = time.monotonic()
-        result = session.run(block)
+        result = (session.run(block) if block.commands is None
+                  else run_transcript(session, page, block))
         took = time.monotonic() - started
         log.append(f"line {block.line}: exit {result.returncode} in {took:.1f} s")
         assert result.returncode == 0, (
@@ -159,3 +186,24 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
                 del promises[command]
     assert not promises, f"{page}: no block runs {list(promises)}"
     print(f"{page}:", *log, sep="\n  ")
+
+
+def run_transcript(session: Session, page: str,
+                   block: Block) -> subprocess.CompletedProcess[str]:
+    """A console block's commands, one by one, each checked against its shown output
+    and expected exit status (doc_pages.Command); the block's result is its printout."""
+    printed = []
+    assert block.commands is not None
+    for command in block.commands:
+        result = session.run(Block(command.text, command.line, stop_after=block.stop_after),
+                             merge=True)
+        printed.append(result.stdout)
+        where = f"{page}, line {command.line}: $ {command.text}"
+        if command.fails:
+            assert result.returncode != 0, f"{where}the page shows an error; it exited 0"
+        else:
+            assert result.returncode == 0, (
+                f"{where}exited {result.returncode}:\n{result.stdout[-4000:]}")
+        differs = command.mismatch(result.stdout, session.env["HOME"])
+        assert differs is None, f"{where}{differs}"
+    return subprocess.CompletedProcess(block.text, 0, "".join(printed), "")

@@ -347,13 +347,14 @@ def _console_blocks(page: Path, heading: str) -> list[str]:
 def _run_block(block: str, cwd: Path, env: dict[str, str]) -> None:
     """Each ``$`` line runs as pasted, in one shell; the lines under it must be printed."""
     commands = [line[2:] for line in block.splitlines() if line.startswith("$ ")]
-    expected = [line for line in block.splitlines() if line and not line.startswith("$ ")]
+    expected = [line for line in block.splitlines()
+                if line and line != "..." and not line.startswith("$ ")]
     script = "set -e\n" + "\n".join(commands) + "\n"
     result = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     for line in expected:
-        assert line in result.stdout, (line, result.stdout)
+        assert line in result.stdout + result.stderr, (line, result.stdout, result.stderr)
 
 
 def _doc_env(tmp_path: Path) -> dict[str, str]:
@@ -363,9 +364,9 @@ def _doc_env(tmp_path: Path) -> dict[str, str]:
 
 def test_backend_docs_several_frameworks_run_as_pasted(tmp_path: Path) -> None:
     (block,) = _console_blocks(ROOT / "docs" / "backend.md", "## Several frameworks")
-    copy_project(EXAMPLES / "hello-qml", tmp_path / "examples" / "hello-qml")
+    copy_project(EXAMPLES / "hello-qml", tmp_path / "hello-qml")  # as the page's first block
     _run_block(block, tmp_path, _doc_env(tmp_path))
-    dist = tmp_path / "examples" / "hello-qml" / "dist"
+    dist = tmp_path / "hello-qml" / "dist"
     assert sorted(p.name for p in dist.glob("*.click")) == [
         "hello-qml.clickbuild_1.0.0~2004_all.click", "hello-qml.clickbuild_1.0.0~2404_all.click"]
     for click in dist.glob("*.click"):  # the last command: the -qml variants, same names

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
+from doc_pages import page_blocks
 from test_templates import new, project_of
 
 from click_build.run.launcher import expand_exec
@@ -499,11 +500,15 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "run.md"
 
 
 def pasted_commands(markdown: str) -> tuple[list[str], list[str]]:
-    """(lines to run, lines marked '# needs a phone') of the page's sh blocks, in order."""
+    """(lines to run, lines marked '# needs a phone') of the page's blocks, in order: the
+    sh blocks and the commands of its console blocks (doc_pages), but for the marked skip."""
     run_lines, phone = [], []
-    for block in re.findall(r"^```sh\n(.*?)^```", markdown, re.S | re.M):
-        for line in block.splitlines():
-            (phone if "needs a phone" in line else run_lines).append(line)
+    for block in page_blocks(markdown):
+        for line in block.text.splitlines():
+            if "needs a phone" in line:
+                phone.append(line)
+            elif block.skip is None:
+                run_lines.append(line)
     return run_lines, phone
 
 
