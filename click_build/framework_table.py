@@ -40,6 +40,7 @@ __all__ = [
     "policy",
     "policy_key",
     "policy_version_for",
+    "qml_variant",
 ]
 
 if TYPE_CHECKING:
@@ -218,6 +219,16 @@ def framework_facts(framework: str) -> FrameworkFacts:
         policy = series
     python, glibc = _SERIES_FACTS.get(series, (None, None))
     return FrameworkFacts(first, series, policy, python, glibc)
+
+
+def qml_variant(framework: str) -> str | None:
+    """The smaller ``-qml`` variant of a current framework (``ubuntu-touch-24.04-1.x`` ->
+    ``ubuntu-touch-24.04-1.x-qml``), for apps with no compiled code and no Python; None when
+    the table has none, or the framework is one to move away from (deprecated, obsolete)."""
+    variant = f"{framework}-qml"
+    if FRAMEWORKS.get(framework) in ("available", "prereleased") and variant in FRAMEWORKS:
+        return variant
+    return None
 
 
 def known_frameworks(system_dir: str | os.PathLike[str] | None) -> dict[str, FrameworkState]:

@@ -24,10 +24,9 @@ import os
 from . import _console
 from ._record import Record
 from .build import Entry, build_click, check_output_dir
-from .elf import scan_elf
 from .errors import BuildError, ClickError
 from .finish import Prepared, Target, prepare, review_built
-from .framework_table import FRAMEWORKS, framework_facts, framework_suffix
+from .framework_table import framework_facts, framework_suffix
 from .placeholders import ManifestSource
 from .versions import compare_versions
 
@@ -38,11 +37,8 @@ if TYPE_CHECKING:
 
     from .review import Finding
 
-__all__ = ["VARIANT_CHECK", "Built", "Plan", "build_targets", "check_store_rules",
-           "expand_names", "suffix_for", "summary_table", "target_label", "variant_advice"]
-
-#: The check id of the framework variant advice (info: the package is fine as it is).
-VARIANT_CHECK = "build.framework-variant"
+__all__ = ["Built", "Plan", "build_targets", "check_store_rules", "expand_names", "suffix_for",
+           "summary_table", "target_label"]
 
 
 class Plan(Record):
@@ -211,10 +207,6 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
         except ClickError as e:
             results.append(Built(label, "", size, [], str(e)))
             continue
-        advice = variant_advice(p)
-        if advice is not None:
-            _console.info(f"review: {advice.line()} - {advice.hint}")
-            findings = [*findings, advice]
         results.append(Built(label, path, size, findings))
     for line in summary_table(results):
         _console.info(line)
@@ -224,28 +216,6 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
         raise BuildError(f"{len(failed)} of {len(results)} packages failed the review "
                          f"({', '.join(b.label for b in failed)}); {failed[0].label}: {first}")
     return results
-
-
-def variant_advice(prepared: Prepared) -> Finding | None:
-    """An app with no compiled code and no Python needs only the QML part of its framework:
-    point it to the ``-qml`` variant, with the fix (the build itself changes nothing)."""
-    from .review import Finding
-
-    fw = prepared.manifest.framework.strip()
-    variant = f"{fw}-qml"
-    if FRAMEWORKS.get(fw) != "available" or FRAMEWORKS.get(variant) != "available":
-        return None
-    files = [e for e in prepared.entries if e.kind == "file" and e.source]
-    if any(e.arcname.endswith(".py") for e in files):
-        return None
-    if any(info.is_code for info in scan_elf(e.source for e in files if e.source).values()):
-        return None
-    return Finding(
-        VARIANT_CHECK, "info", "manifest",
-        f"no compiled code and no Python: framework {fw!r} has a smaller variant for such "
-        f"apps, {variant!r}",
-        f"build for {variant} (frameworks = [..., \"{variant}\"] in [tool.click-build], "
-        f"--framework {variant}, or \"framework\": \"{variant}\" in manifest.json)")
 
 
 def summary_table(results: Sequence[Built]) -> list[str]:

@@ -32,7 +32,7 @@ APPARMOR = {"policy_groups": ["networking"], "policy_version": 20.04}
 GOOD_MANIFEST: dict[str, object] = {
     "name": "com.example.hello",
     "version": "1.0",
-    "framework": "ubuntu-sdk-20.04",
+    "framework": "ubuntu-sdk-20.04-qml",  # a pure-QML app: the -qml variant is enough
     "maintainer": "Jane Doe <jane@example.com>",
     "title": "Hello",
     "description": "A friendly app",

@@ -105,9 +105,10 @@ def test_each_example_builds_for_both_frameworks_in_one_command(tmp_path: Path,
     if example == "hello-python":  # pip asked for each framework's Python
         assert "--python-version 3.8" in result.stdout
         assert "--python-version 3.12" in result.stdout
-    else:
-        assert "ubuntu-sdk-20.04-qml" in result.stdout and "[build.framework-variant]" in \
-            result.stdout
+    else:  # the review's advice, with the fix for each package's framework
+        assert result.stdout.count("[lint.framework-variant]") == 2
+        for fw in POLICY:
+            assert f'set "framework": "{fw}-qml" in manifest.json' in result.stdout
 
 
 def test_python_vendors_each_frameworks_wheels_per_architecture(tmp_path: Path) -> None:

@@ -145,6 +145,8 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                                   {("lint.framework-deprecated", M)}),
     "lint.framework-local": (dict(manifest=manifest(framework="my-device-fw-1")),
                              {("lint.framework-local", M)}),
+    "lint.framework-variant": (dict(manifest=manifest(framework="ubuntu-sdk-20.04")),
+                               {("lint.framework-variant", M)}),
     "lint.framework-prerelease": (dict(manifest=manifest(framework="ubuntu-touch-next-internal"),
                                        files=apparmor(policy_version=9999)),
                                   {("lint.framework-prerelease", M)}),
@@ -393,6 +395,73 @@ def test_qt_version_against_the_framework(tmp_path: Path) -> None:
     # a tag across the boundary of two 1 MiB chunks of the stream
     big = REAL_ELF + bytes((1 << 20) - len(REAL_ELF) - 3) + b"Qt_5.15\0"
     assert review_with("ubuntu-sdk-20.04", big) == {("lint.qt-version", "lib/bin/hello")}
+
+
+@pytest.mark.parametrize(("framework", "policy_version", "variant"), [
+    ("ubuntu-sdk-20.04", 20.04, "ubuntu-sdk-20.04-qml"),
+    ("ubuntu-sdk-20.04.1", 20.04, "ubuntu-sdk-20.04.1-qml"),
+    ("ubuntu-touch-24.04-1.x", 2404.1, "ubuntu-touch-24.04-1.x-qml"),
+    ("ubuntu-touch-24.04-2.x", 2404.2, "ubuntu-touch-24.04-2.x-qml"),
+])
+def test_a_pure_qml_app_is_pointed_to_the_qml_variant(tmp_path: Path, framework: str,
+                                                       policy_version: float,
+                                                       variant: str) -> None:
+    pkg = craft(tmp_path / "q.click", manifest=manifest(framework=framework),
+                files=apparmor(policy_version=policy_version))
+    (finding,) = findings_of(pkg)
+    assert (finding.check, finding.severity, finding.file) == ("lint.framework-variant", "info",
+                                                               M)
+    assert f"framework {framework!r}" in finding.message and repr(variant) in finding.message
+    assert f'set "framework": "{variant}" in manifest.json' in finding.hint
+    assert f"--framework {variant}," in finding.hint
+    # the fix, applied, leaves nothing to say
+    fixed = craft(tmp_path / "f.click", manifest=manifest(framework=variant),
+                  files=apparmor(policy_version=policy_version))
+    assert findings_of(fixed) == []
+
+
+#: Code or Python in an otherwise pure-QML 20.04 package: what each adds to the findings.
+NOT_PURE_QML: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
+    "a .so": (dict(manifest=manifest(framework="ubuntu-sdk-20.04", architecture=HOST_ARCH),
+                   files=with_files({"lib/libhello.so": F(REAL_ELF)})), set()),
+    "a .so in an 'all' package": (
+        dict(manifest=manifest(framework="ubuntu-sdk-20.04"),
+             files=with_files({"lib/libhello.so": F(REAL_ELF)})),
+        {("lint.arch-all-compiled", "lib/libhello.so")}),
+    "a .py": (dict(manifest=manifest(framework="ubuntu-sdk-20.04"),
+                   files=with_files({"src/main.py": F("print('hi')\n")})), set()),
+    "only bytecode": (dict(manifest=manifest(framework="ubuntu-sdk-20.04"),
+                           files=with_files({"src/__pycache__/main.cpython-38.pyc":
+                                             F(b"U\r\r\n" + bytes(12))})), set()),
+    "a Python script without .py": (
+        dict(manifest=manifest(framework="ubuntu-sdk-20.04"),
+             files=with_files({"bin/hello": F("#!/usr/bin/env python3\nprint('hi')\n", 0o755)})),
+        set()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_PURE_QML))
+def test_code_or_python_gets_no_qml_variant_advice(tmp_path: Path, case: str) -> None:
+    kwargs, expected = NOT_PURE_QML[case]
+    assert pairs(findings_of(craft(tmp_path / "c.click", **kwargs))) == expected
+
+
+@pytest.mark.parametrize(("framework", "policy_version"), [
+    ("ubuntu-sdk-20.04-qml", 20.04), ("ubuntu-touch-24.04-1.x-qml", 2404.1),
+    ("ubuntu-touch-24.04-1.x-papi", 2404.1),  # no -papi-qml variant
+])
+def test_a_framework_without_a_smaller_variant_gets_no_advice(
+        tmp_path: Path, framework: str, policy_version: float) -> None:
+    pkg = craft(tmp_path / "q.click", manifest=manifest(framework=framework),
+                files=apparmor(policy_version=policy_version))
+    assert findings_of(pkg) == []
+
+
+def test_a_deprecated_framework_is_not_pointed_to_its_qml_variant(tmp_path: Path) -> None:
+    """16.04 has -qml variants, but the advice there is to move on (a warning), not to them."""
+    pkg = craft(tmp_path / "d.click", manifest=manifest(framework="ubuntu-sdk-16.04.5"),
+                files=apparmor(policy_version=16.04))
+    assert pairs(findings_of(pkg)) == {("lint.framework-deprecated", M)}
 
 
 def test_icon_may_leave_out_its_suffix(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 GOOD_TREE = {path: m.raw for path, m in GOOD_FILES.items() if isinstance(m, F)}
 MANIFEST = {
-    "name": "com.example.hello", "version": "1.0", "framework": "ubuntu-sdk-20.04",
+    "name": "com.example.hello", "version": "1.0",
+    "framework": "ubuntu-sdk-20.04-qml",  # a pure-QML app: the -qml variant is enough
     "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
     "description": "A friendly app",
     "hooks": {"hello": {"desktop": "hello.desktop", "apparmor": "hello.apparmor"}},
@@ -118,3 +119,27 @@ def test_review_help(cli: Cli) -> None:
     for option in ("--json", "--strict", "--frameworks-dir", "PACKAGE-FILE", "check id"):
         assert option in text
     assert "docs/" not in text  # not in the wheel: the help stands on its own
+
+
+def test_a_pure_qml_app_gets_the_qml_variant_advice_by_every_route(cli: Cli,
+                                                                  tmp_path: Path) -> None:
+    """A single-framework build and a review of the package both point a pure-QML app to
+    its -qml variant, with the fix; advice (info), so neither exit status changes."""
+    src = app(tmp_path / "src")
+    (src / "manifest.json").write_text(json.dumps({**MANIFEST, "framework": "ubuntu-sdk-20.04"}))
+    fix = 'set "framework": "ubuntu-sdk-20.04-qml" in manifest.json'
+    built = cli("build", src, "-o", tmp_path, cwd=tmp_path)
+    (advice,) = [line for line in built.stdout.splitlines() if "[lint.framework-variant]" in line]
+    assert advice.startswith("review: manifest: no compiled code and no Python: framework "
+                             "'ubuntu-sdk-20.04' has a smaller variant") and fix in advice
+    assert review_lines(built.stderr) == []  # advice is not a warning
+    package = tmp_path / "com.example.hello_1.0_all.click"
+    for args in ((), ("--strict",)):
+        result = cli("review", *args, package)
+        assert "info: manifest: no compiled code and no Python" in result.stdout
+        assert f"    fix: {fix}" in result.stdout
+        assert result.stdout.endswith(f"{package}: 1 info\n")
+    report = json.loads(cli("review", "--json", package).stdout)
+    assert report["passed"] is True and report["counts"]["info"] == 1
+    assert [f["check"] for f in report["findings"]] == ["lint.framework-variant"]
+    assert cli("-q", "build", src, "-o", tmp_path / "q", cwd=tmp_path).stdout == ""

@@ -89,7 +89,7 @@ STORE_NAMES: dict[str, set[str]] = {
 OURS_ONLY = {
     "desktop.exec-arg-missing", "desktop.exec-not-executable", "lint.arch-mismatch",
     "lint.build-leftover", "lint.hook-missing-desktop", "lint.installed-size", "lint.setuid",
-    "lint.symlink-dangling", "lint.world-writable",
+    "lint.symlink-dangling", "lint.world-writable", "lint.framework-variant",
 }
 #: Crafted cases the store refuses outright (an ERROR line, no results to compare;
 #: test_review_oracle.py checks that it refuses them).

@@ -143,7 +143,9 @@ def test_print_env_is_a_script_that_starts_the_app_the_same_way(public_tmp: Path
 
 
 def lines_after_build(stdout: str) -> str:
-    return "".join(line + "\n" for line in stdout.splitlines() if not line.startswith("* "))
+    """The app's output: without the build's progress and its review's advice (info)."""
+    return "".join(line + "\n" for line in stdout.splitlines()
+                   if not line.startswith(("* ", "review: ")))
 
 
 @pytest.mark.parametrize(("args", "files", "expected"), [

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run
 
-__all__ = ["UserEnv", "make_user_env", "shell_blocks", "user_env"]
+__all__ = ["UserEnv", "make_user_env", "shell_blocks", "user_env", "wheel_of_checkout"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,9 @@ class UserEnv:
         return result
 
 
-def make_user_env(base: Path, extras: str = "templates") -> UserEnv:
-    """Build a wheel of the checkout (from a clean copy: no build/ in the tree) and
-    install it with ``extras`` into a new venv under ``base``."""
+def wheel_of_checkout(base: Path) -> Path:
+    """``pip wheel`` of the checkout into ``base/wheels`` (what ``PIP_FIND_LINKS`` names),
+    from a clean copy: no build/ in the tree, and no two workers building in one folder."""
     source = base / "src"
     source.mkdir(parents=True)
     for name in ("pyproject.toml", "README.md"):
@@ -67,6 +67,13 @@ def make_user_env(base: Path, extras: str = "templates") -> UserEnv:
     wheels = base / "wheels"
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(source), "-w",
          str(wheels)])
+    return wheels
+
+
+def make_user_env(base: Path, extras: str = "templates") -> UserEnv:
+    """Build a wheel of the checkout and install it with ``extras`` into a new venv under
+    ``base``."""
+    wheels = wheel_of_checkout(base)
     venv = base / "venv"
     run([sys.executable, "-m", "venv", str(venv)])
     user = UserEnv(venv, wheels)

@@ -30,6 +30,9 @@ MAX_PARSED_TOTAL = 16 << 20
 #: Qt's symbol version tags (``Qt_5.15``) name the Qt release compiled code needs.
 _QT = re.compile(rb"Qt_([0-9]{1,2})\.([0-9]{1,2})(?![0-9])")
 _QT_TAIL = 8
+#: Python modules and bytecode by name; scripts by their ``#!`` line.
+_PYTHON_SUFFIXES = (".py", ".pyc")
+_PYTHON_SHEBANG = re.compile(rb"#![^\n]*\bpython")
 _SHOWN = 5  # paths a finding names
 _KEPT_ELF = 4096  # ELF facts kept by path, for hard links to them
 _KEPT_QML = 4096  # QML facts kept by path, likewise
@@ -72,6 +75,7 @@ class Collected:
         self.package_name = package_name
         self.world_writable = Sample()
         self.code = Sample(ordered=True)  # ELF files with code
+        self.python = Sample()  # Python modules, bytecode and scripts
         self.machines: dict[str, tuple[frozenset[str], Sample]] = {}  # code, by machine
         self.qt: dict[tuple[int, int], Sample] = {}  # code, by the newest Qt it links
         self.vcs = Sample()
@@ -194,6 +198,8 @@ class _Sink:
         first = next(chunks, b"")
         elf = parse_elf_header(first[:HEADER_SIZE])
         out.note(entry.path, False, elf)
+        if entry.path.endswith(_PYTHON_SUFFIXES) or _PYTHON_SHEBANG.match(first):
+            out.python.add(entry.path)
         keep = entry.path in self.wanted
         if keep and (entry.size > MAX_PARSED_FILE or self.kept + entry.size > MAX_PARSED_TOTAL):
             out.too_large.add(entry.path)
@@ -237,6 +243,8 @@ class _Sink:
         out = self.out
         known = out._elf.get(entry.target)
         out.note(entry.path, False, known[0] if known else None)
+        if entry.path.endswith(_PYTHON_SUFFIXES):
+            out.python.add(entry.path)
         if known is not None:
             out.add_elf(entry.path, *known)
         facts = out._qml.get(entry.target)

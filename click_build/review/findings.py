@@ -52,6 +52,8 @@ CHECKS: dict[str, Check] = {
     "lint.framework-deprecated": _c("warning", "the framework is deprecated"),
     "lint.framework-prerelease": _c("warning", "the framework is not released yet"),
     "lint.framework-local": _c("info", "the framework is known only from this system"),
+    "lint.framework-variant": _c("info", "no compiled code and no Python: the framework's "
+                                         "-qml variant is enough"),
     "lint.arch-unsupported": _c("error", "an architecture Ubuntu Touch devices do not use"),
     "lint.arch-all-compiled": _c("error", "architecture 'all' but compiled code inside"),
     "lint.arch-mismatch": _c("error", "compiled code for another architecture"),

@@ -1,6 +1,7 @@
 """lint: the package as a whole, as the stores' lint pass sees it.
 
-Control data against the manifest, the manifest's fields, the framework,
+Control data against the manifest, the manifest's fields, the framework (and
+its -qml variant for apps without code or Python: our advice, not the stores'),
 architecture against the ELF files inside, modes, links, hook targets, the
 hooks every app needs, and files that should not have been shipped.
 """
@@ -12,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from ..deb822 import whole_number
-from ..framework_table import QT_MIN_FRAMEWORK, known_frameworks
+from ..framework_table import QT_MIN_FRAMEWORK, known_frameworks, qml_variant
 from ..manifest import FRAMEWORK_RE, hook_path_problem, validate
 from ..spec import ACCEPTED_PREINSTS, FORBIDDEN_FIELDS, click_version_ok
 from ..versions import compare_versions
@@ -274,11 +275,30 @@ def report_scan_failure(ctx: Context, message: str) -> None:
 def check_data(ctx: Context) -> None:
     """Checks over the data tree gathered by the one streaming pass."""
     _check_architecture(ctx)
+    _check_framework_variant(ctx)
     _check_qt(ctx)
     _check_modes_and_links(ctx)
     _check_hook_targets(ctx)
     _check_app_hooks(ctx)
     _check_leftovers(ctx)
+
+
+def _check_framework_variant(ctx: Context) -> None:
+    """An app with no compiled code and no Python needs only the QML part of its framework:
+    advice with the fix, as the package works as it is (the stores do not check this)."""
+    assert ctx.data is not None
+    if ctx.data.code or ctx.data.python:
+        return
+    for name in ctx.frameworks:
+        variant = qml_variant(name)
+        if variant is not None:
+            ctx.report.add(
+                "lint.framework-variant", "manifest",
+                f"no compiled code and no Python: framework {name!r} has a smaller variant "
+                f"for such apps, {variant!r}",
+                f"set \"framework\": \"{variant}\" in manifest.json; with click-build, "
+                f"--framework {variant}, or \"{variant}\" in place of \"{name}\" in "
+                "frameworks = [...] of [tool.click-build]")
 
 
 def _check_architecture(ctx: Context) -> None:
