@@ -49,7 +49,9 @@ def app_tree(root: Path, framework: str) -> Path:
         "manifest.json": json.dumps({
             "name": "com.example.phone", "version": "1.0", "framework": framework,
             "maintainer": "Jane Doe <jane@example.com>", "title": "Phone",
-            "hooks": {"phone": {"desktop": "phone.desktop"}}}),
+            "description": "A small app that the device tests install on a phone",
+            "hooks": {"phone": {"desktop": "phone.desktop", "apparmor": "phone.apparmor"}}}),
+        "phone.apparmor": json.dumps({"policy_groups": [], "policy_version": 20.04}),
         "phone.desktop": "[Desktop Entry]\nName=Phone\nExec=qmlscene %U main.qml\n"
                          "Icon=icon.svg\nType=Application\nX-Lomiri-Touch=true\n",
         "main.qml": "import QtQuick 2.7\nItem {}\n",
