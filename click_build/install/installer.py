@@ -330,7 +330,10 @@ class Installer:
         # Everything the child runs is imported now: clickpkg may not be able to
         # read this interpreter's library (a venv under /root, say).
         from .. import manifest, package  # noqa: F401
+        from ..tarread import load_decompressor
         from . import unpack  # noqa: F401
+
+        load_decompressor(pkg.data_member.name)  # lzma, bz2: never on a gzip package's path
 
         read_fd, write_fd = os.pipe()
         sys.stdout.flush()
