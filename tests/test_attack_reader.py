@@ -368,6 +368,45 @@ def test_a_million_members_verify_info_review_in_bounded_memory(million: Path) -
         assert peak < limit << 10, (command, peak)
 
 
+@pytest.fixture(scope="module")
+def million_empty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The million members again, the files empty: installing tiny files would write
+    4 GiB of blocks (and take as long again to delete); empty ones cost an inode each."""
+    path = tmp_path_factory.mktemp("million") / "empty.click"
+    return write_many_members(path, 1000, 1000, dict(MANIFEST, hooks={},
+                                                        description="A million members"),
+                              empty=True)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("million")
+def test_a_million_members_install_in_bounded_memory(million_empty: Path,
+                                                     tmp_path: Path) -> None:
+    """The installer writes ``.click/info/NAME.list`` as it unpacks and keeps the folders'
+    mtimes on disk, not in memory: 1,001,001 members install (as root, in the clickpkg
+    child) within the reader's bound, and the list is the original's, line for line."""
+    import shutil
+
+    root = tmp_path / "root"
+    try:
+        result, peak, seconds = measured("install", f"--root={root}", "--allow-unauthenticated",
+                                         "--force-missing-framework", million_empty)
+        assert result.returncode == 0, result.stderr
+        version = root / "com.example.crafted" / "1.0"
+        expected = iter(["/.", *(f"/d{d:04d}" + (f"/f{f:04d}.qml" if f >= 0 else "")
+                                 for d in range(1000) for f in range(-1, 1000))])
+        with open(version / ".click/info/com.example.crafted.list", encoding="utf-8") as f:
+            for line in f:  # "/." then every member in archive order, as dpkg writes it
+                assert line == next(expected) + "\n"
+        assert next(expected, None) is None
+        assert (version / "d0999").stat().st_mtime == 1700000000  # folder mtimes applied
+        assert (version / "d0999/f0999.qml").stat().st_size == 0
+        print(f"install of 1,001,001 members: {seconds:.1f}s, {peak >> 10} MiB peak")
+        assert peak < 64 << 10, peak
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # a million inodes: not left to pytest
+
+
 def _repeated_headers(count: int, path: Path) -> tuple[Path, int]:
     """A package whose data.tar.xz holds the root and ``count`` copies of one empty
     file's header: the cheapest members to store (xz keeps a repeated block in a
