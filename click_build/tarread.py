@@ -72,6 +72,7 @@ __all__ = [
     "Decompressed",
     "TarMember",
     "TarReader",
+    "load_decompressor",
     "member_limit",
     "open_stream",
 ]
@@ -90,6 +91,7 @@ XZ_MEMLIMIT = 128 << 20
 MAX_MEMBERS = 1 << 20
 #: Magic bytes of the compressions a package member may use, by file suffix.
 COMPRESSIONS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
+_DECOMPRESSORS = {".xz": "lzma", ".bz2": "bz2"}  # imported when needed (zlib always is)
 
 _ZERO_BLOCK = bytes(BLOCK)
 #: name, mode+uid+gid, size, mtime, checksum, type, link name, magic..device numbers
@@ -307,6 +309,16 @@ class Decompressed:
             out = d.decompress(data, CHUNK)
             if out:
                 return out
+
+
+def load_decompressor(member_name: str) -> None:
+    """Import now the module that decompresses ``member_name`` (``data.tar.xz``:
+    :mod:`lzma`), which the reader imports only when it meets such a member (gzip
+    packages never load it).  A process about to drop its privileges calls this:
+    the user it becomes may not be able to read this Python's library."""
+    module = _DECOMPRESSORS.get(member_name.rpartition(".tar")[2])
+    if module is not None:
+        __import__(module)
 
 
 def open_stream(f: BinaryIO, offset: int, size: int, compression: str,

@@ -368,6 +368,45 @@ def test_a_million_members_verify_info_review_in_bounded_memory(million: Path) -
         assert peak < limit << 10, (command, peak)
 
 
+@pytest.fixture(scope="module")
+def million_empty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The million members again, the files empty: installing tiny files would write
+    4 GiB of blocks (and take as long again to delete); empty ones cost an inode each."""
+    path = tmp_path_factory.mktemp("million") / "empty.click"
+    return write_many_members(path, 1000, 1000, dict(MANIFEST, hooks={},
+                                                        description="A million members"),
+                              empty=True)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("million")
+def test_a_million_members_install_in_bounded_memory(million_empty: Path,
+                                                     tmp_path: Path) -> None:
+    """The installer writes ``.click/info/NAME.list`` as it unpacks and keeps the folders'
+    mtimes on disk, not in memory: 1,001,001 members install (as root, in the clickpkg
+    child) within the reader's bound, and the list is the original's, line for line."""
+    import shutil
+
+    root = tmp_path / "root"
+    try:
+        result, peak, seconds = measured("install", f"--root={root}", "--allow-unauthenticated",
+                                         "--force-missing-framework", million_empty)
+        assert result.returncode == 0, result.stderr
+        version = root / "com.example.crafted" / "1.0"
+        expected = iter(["/.", *(f"/d{d:04d}" + (f"/f{f:04d}.qml" if f >= 0 else "")
+                                 for d in range(1000) for f in range(-1, 1000))])
+        with open(version / ".click/info/com.example.crafted.list", encoding="utf-8") as f:
+            for line in f:  # "/." then every member in archive order, as dpkg writes it
+                assert line == next(expected) + "\n"
+        assert next(expected, None) is None
+        assert (version / "d0999").stat().st_mtime == 1700000000  # folder mtimes applied
+        assert (version / "d0999/f0999.qml").stat().st_size == 0
+        print(f"install of 1,001,001 members: {seconds:.1f}s, {peak >> 10} MiB peak")
+        assert peak < 64 << 10, peak
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # a million inodes: not left to pytest
+
+
 def _repeated_headers(count: int, path: Path) -> tuple[Path, int]:
     """A package whose data.tar.xz holds the root and ``count`` copies of one empty
     file's header: the cheapest members to store (xz keeps a repeated block in a
@@ -706,3 +745,44 @@ def test_install_of_a_hostile_archive_leaves_the_database_alone(tmp_path: Path) 
         one_error(result, fragment)
         assert peak < 64 << 10
         assert os.readlink(env.root / "com.example.crafted/current") == "1.0"
+
+
+# ------------------------------------------------------------ the review's QML ---
+
+def _qml_flood(path: Path, files: int, lines: int, last: bytes) -> Path:
+    """``files`` QML files, each a MainView setting ``applicationName`` ``lines`` times to
+    a 4 KiB name, then once to ``last``; streamed, so the test holds one file's bytes."""
+    import zlib
+
+    body = (b"import QtQuick 2.7\nMainView {\n"
+            + (b"    applicationName: '" + b"x" * 4000 + b"'\n") * lines
+            + b"    applicationName: '" + last + b"'\n}\n")
+    digest = hashlib.md5(body).hexdigest()
+    comp = zlib.compressobj(6, zlib.DEFLATED, 31)
+    out = [comp.compress(ROOT_MEMBER + DESKTOP_MEMBER + raw_member(b"./qml/", kind=b"5",
+                                                                   mode=b"0000755\0"))]
+    sums = [f"{DESKTOP_MD5}  app.desktop\n"]
+    for i in range(files):
+        name = b"./qml/Main%03d.qml" % i
+        out.append(comp.compress(raw_header(name, size=len(body)) + body
+                                 + bytes(-len(body) % 512)))
+        sums.append(f"{digest}  {name[2:].decode()}\n")
+    out.append(comp.compress(bytes(1024)) + comp.flush())
+    kib = files * len(body) // 1024 + 64
+    return with_data_tar(b"".join(out), "".join(sums), installed_size=kib).write(path)
+
+
+def test_review_keeps_no_application_name_per_qml_line(tmp_path: Path) -> None:
+    """32 QML files of 4 MiB, every line an ``applicationName`` of 4 KiB (kept line by line,
+    128 MiB of names): the review keeps a count and the last name per file, and still
+    tells a MainView whose names include the package name from one whose names do not."""
+    stale = _qml_flood(tmp_path / "stale.click", 32, 1024, b"com.example.stale")
+    result, peak, _seconds = measured("review", stale)
+    assert "qml.application-name" in result.stdout, (result.stdout, result.stderr)
+    assert "qml/Main000.qml ('com.example.stale')" in result.stdout
+    assert "and 27 more" in result.stdout  # five of the 32 files named, the rest counted
+    assert peak < 64 << 10, peak
+    named = _qml_flood(tmp_path / "named.click", 32, 1024, b"com.example.crafted")
+    result, peak, _seconds = measured("review", named)
+    assert "qml.application-name" not in result.stdout, result.stdout
+    assert peak < 64 << 10, peak

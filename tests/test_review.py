@@ -464,6 +464,25 @@ def test_a_deprecated_framework_is_not_pointed_to_its_qml_variant(tmp_path: Path
     assert pairs(findings_of(pkg)) == {("lint.framework-deprecated", M)}
 
 
+def test_groups_of_compiled_code_are_capped(tmp_path: Path) -> None:
+    """An attacker's code for 70 ELF machines nobody knows, or linked against 70 Qt
+    releases: a group (and a finding) each up to 64; the rest of the machines in one
+    group that names them all, the rest of the Qt releases left to the 64 errors."""
+    from click_build.review._collect import OTHER_MACHINES
+
+    unknown = {f"lib/bin/m{i:02d}": F(elf_bytes(0x9000 + i), 0o755) for i in range(70)}
+    pkg = craft(tmp_path / "m.click", manifest=manifest(architecture=HOST_ARCH),
+                files=with_files(unknown))
+    mismatch = [f for f in findings_of(pkg) if f.check == "lint.arch-mismatch"]
+    assert len(mismatch) == 65
+    (other,) = [f for f in mismatch if OTHER_MACHINES in f.message]
+    assert other.file == "lib/bin/m64" and "and 1 more" in other.message  # m64..m69
+    qts = {f"lib/bin/q{i:02d}": F(REAL_ELF + b"\0Qt_9.%d\0" % i, 0o755) for i in range(70)}
+    pkg = craft(tmp_path / "q.click", manifest=manifest(architecture=HOST_ARCH),
+                files=with_files(qts))
+    assert len([f for f in findings_of(pkg) if f.check == "lint.qt-version"]) == 64
+
+
 def test_icon_may_leave_out_its_suffix(tmp_path: Path) -> None:
     assert findings_of(craft(tmp_path / "i.click", files=desktop(Icon="assets/logo"))) == []
     theme = craft(tmp_path / "t.click", files=desktop(Icon="hello"))

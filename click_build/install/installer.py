@@ -304,17 +304,19 @@ class Installer:
         mask = os.umask(0o022)
         files = sum(chunk.count(b"\n") for chunk in pkg.md5sums_chunks())
         with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
-            unpacker = Unpacker(root_fd, progress.advance)
             try:
-                audit(pkg, self.frameworks_dir, True, architecture=dpkg_architecture(),
-                      sink=unpacker)
-                write_admin_dir(root_fd, pkg, dump_manifest(pkg.manifest_data).encode("utf-8"),
-                                unpacker.listing)
-                unpacker.finish()
+                unpacker = Unpacker(root_fd, pkg.name, progress.advance)
+                try:
+                    audit(pkg, self.frameworks_dir, True, architecture=dpkg_architecture(),
+                          sink=unpacker)
+                    write_admin_dir(root_fd, pkg,
+                                    dump_manifest(pkg.manifest_data).encode("utf-8"))
+                    unpacker.finish()
+                finally:
+                    unpacker.close()
             finally:
-                unpacker.close()
                 os.umask(mask)
-        _console.debug(f"unpacked {pkg.name} {pkg.version}: {len(unpacker.listing)} entries")
+        _console.debug(f"unpacked {pkg.name} {pkg.version}: {unpacker.entries} entries")
 
     def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.
@@ -330,7 +332,10 @@ class Installer:
         # Everything the child runs is imported now: clickpkg may not be able to
         # read this interpreter's library (a venv under /root, say).
         from .. import manifest, package  # noqa: F401
+        from ..tarread import load_decompressor
         from . import unpack  # noqa: F401
+
+        load_decompressor(pkg.data_member.name)  # lzma, bz2: never on a gzip package's path
 
         read_fd, write_fd = os.pipe()
         sys.stdout.flush()

@@ -7,6 +7,13 @@ through a symlink or over an existing file, whatever the archive says.  Modes
 are the audit's normalised 0644/0755, mtimes are the archive's.  The tree is
 built in a scratch directory of the database; the installer renames it into
 place only when the audit has finished, so a refused package leaves nothing.
+
+Nothing is kept per member: the path list (``.click/info/NAME.list``) is
+written as entries arrive, and the directories' archive mtimes wait in an
+unnamed file of the admin directory until the tree is complete.  A package of
+a million members unpacks in the memory of one.  The admin directory is
+made first; no entry can land in it (the audit refuses a top-level
+``.click``).
 """
 
 from __future__ import annotations
@@ -19,22 +26,59 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..package import ClickPackage, DataEntry
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 __all__ = ["Unpacker", "write_admin_dir"]
 
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_OPEN_DIRS = 128
+_BUFFER = 1 << 16
+_DIR_MTIMES = "dir-mtimes.tmp"  # unlinked as soon as it is open
 
 
 class Unpacker:
-    """Writes entries under the directory ``root_fd``; call :meth:`finish` at the end."""
+    """Writes entries under the directory ``root_fd`` and their paths to
+    ``.click/info/PACKAGE.list``; call :meth:`finish` at the end, :meth:`close` always."""
 
-    def __init__(self, root_fd: int, on_file: Callable[[], None] | None = None) -> None:
+    def __init__(self, root_fd: int, package: str,
+                 on_file: Callable[[], None] | None = None) -> None:
         self.root_fd = root_fd
         self._on_file = on_file
         self._fds: dict[str, int] = {}
-        self._dir_mtimes: list[tuple[str, int]] = []
-        self.listing: list[str] = ["/."]
+        self._streams: list[BinaryIO] = []
+        self.entries = 0
+        admin = _make_admin_dirs(root_fd)
+        try:
+            info = os.open("info", _DIR_FLAGS, dir_fd=admin)
+            try:
+                self._listing = self._stream(f"{package}.list", info)
+            finally:
+                os.close(info)
+            # Directory mtimes are set once every entry is in (an entry added later
+            # changes its folder's mtime); until then they wait on disk, a line each.
+            self._dir_mtimes = self._stream(_DIR_MTIMES, admin)
+            os.unlink(_DIR_MTIMES, dir_fd=admin)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            os.close(admin)
+        self._list("/.")
+
+    def _stream(self, name: str, dir_fd: int) -> BinaryIO:
+        fd = os.open(name, (_FILE_FLAGS & ~os.O_WRONLY) | os.O_RDWR, 0o644, dir_fd=dir_fd)
+        stream = open(fd, "w+b", buffering=_BUFFER)
+        self._streams.append(stream)
+        return stream
+
+    def _list(self, path: str) -> None:
+        # the original's list: "/." then "/PATH" per entry, in archive order
+        self._listing.write((path + "\n").encode("utf-8", "surrogateescape"))
+        self.entries += 1
 
     # -- directory fds -----------------------------------------------------------
 
@@ -98,8 +142,8 @@ class Unpacker:
             except FileExistsError:  # created earlier as an implied parent: must be a dir
                 if not stat.S_ISDIR(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode):
                     raise
-            self.listing.append("/" + entry.path)
-        self._dir_mtimes.append((entry.path, entry.mtime))
+            self._list("/" + entry.path)
+        self._dir_mtimes.write(f"{entry.mtime} {entry.path}\n".encode("utf-8", "surrogateescape"))
 
     def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None:
         parent_fd, name = self._place(entry.path)
@@ -112,7 +156,7 @@ class Unpacker:
             os.utime(fd, (entry.mtime, entry.mtime))
         finally:
             os.close(fd)
-        self.listing.append("/" + entry.path)
+        self._list("/" + entry.path)
         if self._on_file is not None:
             self._on_file()
 
@@ -120,7 +164,7 @@ class Unpacker:
         parent_fd, name = self._place(entry.path)
         os.symlink(entry.target, name, dir_fd=parent_fd)
         os.utime(name, (entry.mtime, entry.mtime), dir_fd=parent_fd, follow_symlinks=False)
-        self.listing.append("/" + entry.path)
+        self._list("/" + entry.path)
 
     def hardlink(self, entry: DataEntry) -> None:
         src_fd, src_name = self._place(entry.target)
@@ -131,20 +175,33 @@ class Unpacker:
                     follow_symlinks=False)
         finally:
             os.close(src_fd)
-        self.listing.append("/" + entry.path)
+        self._list("/" + entry.path)
 
     def finish(self) -> None:
-        """Give directories their archive mtimes (deepest first: children change them)."""
-        for path, mtime in sorted(self._dir_mtimes, key=lambda d: -d[0].count("/") - bool(d[0])):
+        """Complete the list; give directories their archive mtimes.
+
+        In any order: setting a folder's times changes no other folder's mtime,
+        and every entry is in by now.
+        """
+        self._dir_mtimes.seek(0)
+        for line in self._dir_mtimes:
+            stamp, _, raw = line[:-1].partition(b" ")
+            mtime, path = int(stamp), raw.decode("utf-8", "surrogateescape")
             if path:
                 parent_fd, name = self._place(path)
                 os.utime(name, (mtime, mtime), dir_fd=parent_fd, follow_symlinks=False)
             else:
                 os.utime(self.root_fd, (mtime, mtime))
-        self._close_fds()
+        self._listing.close()  # its last write may fail (a full disk): say so
+        self.close()
 
     def close(self) -> None:
         self._close_fds()
+        while self._streams:
+            try:
+                self._streams.pop().close()
+            except OSError:  # after a failure: the scratch tree is discarded anyway
+                pass
 
 
 # dpkg writes these fields first, in this order, in its status file.
@@ -166,26 +223,34 @@ def _status(control: dict[str, str]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def write_admin_dir(version_fd: int, pkg: ClickPackage, manifest_bytes: bytes,
-                    listing: list[str]) -> None:
-    """``VERSION/.click/``: the dpkg admin directory the original leaves behind.
-
-    The original's readers need only ``info/NAME.manifest``; the rest lets
-    ``dpkg --admindir=VERSION/.click -L NAME`` and friends work as before.
-    """
-    name = pkg.name
+def _make_admin_dirs(version_fd: int) -> int:
+    """Create ``VERSION/.click/{info,updates,triggers}``; the fd of ``.click``."""
     os.mkdir(".click", 0o755, dir_fd=version_fd)
     admin = os.open(".click", _DIR_FLAGS, dir_fd=version_fd)
     try:
         for sub in ("info", "updates", "triggers"):
             os.mkdir(sub, 0o755, dir_fd=admin)
+    except BaseException:
+        os.close(admin)
+        raise
+    return admin
+
+
+def write_admin_dir(version_fd: int, pkg: ClickPackage, manifest_bytes: bytes) -> None:
+    """The rest of ``VERSION/.click/``, the dpkg admin directory the original leaves
+    behind (the :class:`Unpacker` made it and wrote ``info/NAME.list``).
+
+    The original's readers need only ``info/NAME.manifest``; the rest lets
+    ``dpkg --admindir=VERSION/.click -L NAME`` and friends work as before.
+    """
+    name = pkg.name
+    admin = os.open(".click", _DIR_FLAGS, dir_fd=version_fd)
+    try:
         info = os.open("info", _DIR_FLAGS, dir_fd=admin)
         files: list[tuple[int, str, Iterable[bytes], int]] = [
             (info, f"{name}.manifest", (manifest_bytes,), 0o644),
             # streamed: a line per file, tens of MiB for a big app
             (info, f"{name}.md5sums", pkg.md5sums_chunks(), 0o644),
-            (info, f"{name}.list",
-             (("\n".join(listing) + "\n").encode("utf-8", "surrogateescape"),), 0o644),
             (info, "format", (b"1\n",), 0o644),
             (admin, "status", (_status(pkg.control).encode("utf-8"),), 0o644),
             (admin, "available", (), 0o644),

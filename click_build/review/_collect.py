@@ -21,7 +21,8 @@ from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
 from .qml import QSETTINGS, QmlFacts, QmlScanner
 
-__all__ = ["MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "Collected", "Sample", "collect"]
+__all__ = ["MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "OTHER_MACHINES", "Collected", "Sample",
+           "collect"]
 
 #: Hook files bigger than this are not read (and reported): they are a few KiB.
 MAX_PARSED_FILE = 1 << 20
@@ -38,6 +39,9 @@ _KEPT_ELF = 4096  # ELF facts kept by path, for hard links to them
 _KEPT_QML = 4096  # QML facts kept by path, likewise
 _KEPT_FOLDERS = 1024  # reported folders whose contents are not reported again
 _KEPT_TRIPLETS = 256  # lib/<triplet>/bin folders
+_KEPT_GROUPS = 64  # unknown ELF machines, Qt versions: a group (and a finding) each
+#: The group of compiled code for machines beyond the first _KEPT_GROUPS unknown ones.
+OTHER_MACHINES = "other ELF machines"
 
 
 class Sample:
@@ -127,12 +131,21 @@ class Collected:
         if not elf.is_code:
             return
         self.code.add(path)
-        group = self.machines.get(elf.description)
+        key, arches = elf.description, elf.arches
+        if key not in self.machines and not arches and len(self.machines) >= _KEPT_GROUPS:
+            key = OTHER_MACHINES  # a group (and a finding) per unknown machine, up to a cap
+        group = self.machines.get(key)
         if group is None:
-            group = self.machines[elf.description] = (elf.arches, Sample(ordered=True))
+            group = self.machines[key] = (arches, Sample(ordered=True))
         group[1].add(path)
         if qt is not None:
-            self.qt.setdefault(qt, Sample(ordered=True)).add(path)
+            # Fewer Qt releases exist than the cap: past it, the groups kept are
+            # findings enough (an unknown Qt is an error), and the rest is dropped.
+            versions = self.qt.get(qt)
+            if versions is None and len(self.qt) < _KEPT_GROUPS:
+                versions = self.qt[qt] = Sample(ordered=True)
+            if versions is not None:
+                versions.add(path)
 
     def add_qml(self, path: str, facts: QmlFacts) -> None:
         if len(self._qml) < _KEPT_QML:
@@ -142,11 +155,10 @@ class Collected:
         if not facts.has_mainview:
             return
         self.mainviews.add(path)
-        names = facts.application_names
-        if names:
-            self.named.add(f"{path} ({names[-1]!r})")
+        if facts.application_names:
+            self.named.add(f"{path} ({facts.application_name!r})")
             self.named_paths.add(path)
-            self.name_matches = self.name_matches or self.package_name in names
+            self.name_matches = self.name_matches or facts.names_package
 
     def note(self, path: str, is_dir: bool, elf: ElfInfo | None = None) -> None:
         """Version-control data and build leftovers, folders reported once."""
@@ -206,7 +218,7 @@ class _Sink:
             keep = False
         newest = None
         code = elf is not None and elf.is_code
-        qml = QmlScanner() if entry.path.endswith(".qml") else None
+        qml = QmlScanner(out.package_name) if entry.path.endswith(".qml") else None
         if keep or code or qml is not None:
             parts, qt, tail = [first], set(_QT.findall(first)), first[-_QT_TAIL:]
             settings = code and QSETTINGS in first

@@ -21,7 +21,7 @@ import re
 from ..versions import compare_versions
 from .findings import Context
 
-__all__ = ["LOMIRI_SINCE", "QmlFacts", "QmlScanner", "check"]
+__all__ = ["LOMIRI_SINCE", "SHOWN_NAME", "QmlFacts", "QmlScanner", "check"]
 
 #: The first framework with Lomiri's QML modules (the store's cut-off).
 LOMIRI_SINCE = "ubuntu-sdk-20.04"
@@ -34,20 +34,30 @@ _APPNAME = re.compile(rb"\s*applicationName\s*:\s*[\"']")
 QSETTINGS = b"QSettings"
 
 
+#: The part of an ``applicationName`` kept to show in a finding.
+SHOWN_NAME = 256
+
+
 class QmlFacts:
-    """What one QML file says."""
+    """What one QML file says, in constant space whatever its size: of the
+    ``applicationName`` lines, how many, whether one names the package, and the
+    last (the one the store shows)."""
 
     def __init__(self) -> None:
         self.imports_lomiri = False
         self.has_mainview = False  # a MainView line after the first line, as the store finds it
-        self.application_names: list[str] = []  # in the MainView, in order
+        self.application_names = 0  # lines setting it in the MainView
+        self.application_name = ""  # the last, cut to SHOWN_NAME characters
+        self.names_package = False  # one of them is the package name
 
 
 class QmlScanner:
-    """Feeds one QML file's chunks through the store's line patterns."""
+    """Feeds one QML file's chunks through the store's line patterns; ``package``
+    is the name an ``applicationName`` should be."""
 
-    def __init__(self) -> None:
+    def __init__(self, package: str = "") -> None:
         self.facts = QmlFacts()
+        self._package = package
         self._pending = b""
         self._line_no = 0
         self._in_mainview = False
@@ -69,8 +79,10 @@ class QmlScanner:
         if _LOMIRI.match(line):
             facts.imports_lomiri = True
         if self._in_mainview and _APPNAME.match(line):
-            name = line.split(b":", 1)[1].decode("utf-8", "replace")
-            facts.application_names.append(name.strip("\"' \t\n\r\f\v;"))
+            name = line.split(b":", 1)[1].decode("utf-8", "replace").strip("\"' \t\n\r\f\v;")
+            facts.application_names += 1
+            facts.application_name = name[:SHOWN_NAME]
+            facts.names_package = facts.names_package or name == self._package
         elif _MAINVIEW.match(line):
             self._in_mainview = True
             if self._line_no > 0:

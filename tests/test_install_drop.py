@@ -1,0 +1,71 @@
+"""Root unpacks as ``clickpkg``, which may not be able to read this Python's library (a
+Python under /root, as pyenv installs it): the unpacking child must find every module it
+needs loaded before the privilege drop, whatever the package's compression."""
+
+from __future__ import annotations
+
+import bz2
+import lzma
+import os
+import pwd
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from crafting import MANIFEST, Crafted, Member, tar_bytes
+from install_support import make_env
+
+#: ``python -m click_build``, in an interpreter whose library nobody but root can read:
+#: once the process is no longer root, every import of a module not yet loaded fails.
+UNREADABLE_LIBRARY = """
+import os, runpy, sys
+
+class Unreadable:
+    def find_spec(self, name, path=None, target=None):
+        if os.geteuid() != 0:
+            raise ImportError(f"cannot import {name}: permission denied as uid {os.geteuid()}")
+        return None
+
+sys.meta_path.insert(0, Unreadable())
+runpy.run_module("click_build", run_name="__main__", alter_sys=True)
+"""
+
+COMPRESS = {"gz": None, "xz": lzma.compress, "bz2": bz2.compress}
+
+
+def _package(path: Path, compression: str) -> Path:
+    data = [Member("./", kind="dir", mode=0o755), Member("./app.desktop", b"[Desktop Entry]\n"),
+            Member("./qml/", kind="dir", mode=0o755), Member("./qml/Main.qml", b"Item {}\n")]
+    crafted = Crafted(manifest=dict(MANIFEST, framework="fw-1"), data=data)
+    parts = crafted.parts()
+    compress = COMPRESS[compression]
+    if compress is not None:
+        parts[3] = (f"data.tar.{compression}", compress(tar_bytes(data, compress=False)))
+    return Crafted(members=parts).write(path)
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("compression", sorted(COMPRESS))
+def test_root_installs_as_clickpkg_what_every_compression_needs_loaded(
+        tmp_path: Path, compression: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root drops to clickpkg")
+    try:
+        clickpkg = pwd.getpwnam("clickpkg").pw_uid
+    except KeyError:
+        pytest.skip("no clickpkg user")
+    env = make_env(tmp_path)
+    pkg = _package(tmp_path / f"app.{compression}.click", compression)
+    root = tmp_path / "root"
+    result = subprocess.run(
+        [sys.executable, "-c", UNREADABLE_LIBRARY, "install", f"--root={root}",
+         "--allow-unauthenticated", str(pkg)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env.vars()})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    version = root / "com.example.crafted" / "1.0"
+    assert (version / "qml" / "Main.qml").read_bytes() == b"Item {}\n"
+    assert (version / "qml" / "Main.qml").stat().st_uid == clickpkg  # unpacked after the drop
+    assert (version / ".click/info/com.example.crafted.list").read_text() == \
+        "/.\n/app.desktop\n/qml\n/qml/Main.qml\n"
