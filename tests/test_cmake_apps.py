@@ -148,7 +148,8 @@ def test_the_status_names_the_framework_the_manifest_declares(built: Built) -> N
     assert (f"-- click: {manifest['name']} {manifest['version']} for {built.app.framework}"
             in built.log)
     assert set(re.findall(r"ubuntu-(?:sdk|touch)-[0-9][\w.-]*\w", built.log)) <= {
-        built.app.framework, "ubuntu-touch-24.04-2.x"}  # (the review's advice for 16.04)
+        built.app.framework, "ubuntu-touch-24.04-2.x",  # (the review's advice for 16.04)
+        f"{built.app.framework}-qml"}  # (its advice for pure-QML apps)
 
 
 def test_no_noise_asks_to_change_the_app(built: Built) -> None:
