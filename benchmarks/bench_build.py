@@ -220,7 +220,6 @@ def main() -> int:
               f"{len(peaks)} runs: trivial app and both trees)")
         if not args.quick:
             verdicts.judge("peak memory of any build", f"{peak:.1f} MiB", "< 64 MiB", peak < 64)
-        print(f"load average at the end: {benchlib.load_now()}")
         verdicts.summary(args.json)
     finally:
         if not args.keep:

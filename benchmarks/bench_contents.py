@@ -130,7 +130,6 @@ def main() -> int:
                                    f"{ratio:.2f}x ({s.median:.2f} s)", "<= 1.0x", ratio <= 1.0)
                 verdicts.judge(f"{measure}: peak memory", f"{s.peak_mib:.0f} MiB", "< 64 MiB",
                                s.peak_mib < 64)
-        print(f"load average at the end: {benchlib.load_now()}")
         verdicts.summary(args.json)
     finally:
         if not args.keep:

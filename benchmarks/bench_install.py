@@ -242,7 +242,6 @@ def main() -> int:
         ms = results["click-build list"].median * 1000
         if not args.quick:
             verdicts.judge(f"list of {count} apps", f"{ms:.0f} ms", "< 300 ms", ms < 300)
-        print(f"load average at the end: {benchlib.load_now()}")
         verdicts.summary(args.json)
     finally:
         cleanup_hook_output()

@@ -301,6 +301,8 @@ class Verdicts:
         print(f"  [{'MET' if ok else 'MISSED'}] {measure}: {value} (target {target})")
 
     def summary(self, json_path: str | None = None) -> None:
+        """The verdicts again, after the load the figures were taken under."""
+        print(f"load average at the end: {load_now()}")
         print("\nTargets (issue 15):" if self.rows else "\n(no verdicts: quick mode)")
         for measure, value, target, ok in self.rows:
             print(f"  {'met   ' if ok else 'MISSED'}  {measure}: {value}; target {target}")

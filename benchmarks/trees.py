@@ -359,14 +359,20 @@ def _png(rng: random.Random, width: int, height: int) -> bytes:
             + chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + chunk(b"IEND", b""))
 
 
-def write_common(app: Path) -> None:
-    """What every benchmark app has: manifest, hook files and a control for dpkg-deb."""
+def write_app_files(app: Path, icon: str) -> None:
+    """The manifest and the hook files of a valid app (click-build reviews by default and
+    fails on review errors), its desktop file naming ``icon``."""
     app.mkdir(parents=True)
     (app / "manifest.json").write_text(json.dumps(MANIFEST))
     (app / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n"
-                                       "Icon=assets/icon.svg\nType=Application\n"
+                                       f"Icon={icon}\nType=Application\n"
                                        "X-Lomiri-Touch=true\n")
     (app / "bench.apparmor").write_text('{"policy_groups": [], "policy_version": 20.04}\n')
+
+
+def write_common(app: Path) -> None:
+    """What every generated benchmark tree has: app files and a control for dpkg-deb."""
+    write_app_files(app, "assets/icon.svg")
     (app / "DEBIAN").mkdir()
     (app / "DEBIAN" / "control").write_text(DEB_CONTROL)
 
@@ -433,15 +439,9 @@ def trivial_app(root: Path) -> Path:
     if not app.exists():
         tmp = app.with_name("trivial.part")
         _clear(tmp)
-        tmp.mkdir(parents=True)
-        (tmp / "manifest.json").write_text(json.dumps(MANIFEST))
-        # A valid app: click-build reviews by default and fails on review errors.
-        (tmp / "bench.desktop").write_text("[Desktop Entry]\nName=Bench\nExec=qmlscene main.qml\n"
-                                           "Icon=icon.svg\nType=Application\n"
-                                           "X-Lomiri-Touch=true\n")
+        write_app_files(tmp, "icon.svg")
         (tmp / "main.qml").write_text("import QtQuick 2.7\nItem {}\n")
         (tmp / "icon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
-        (tmp / "bench.apparmor").write_text('{"policy_groups": [], "policy_version": 20.04}\n')
         os.rename(tmp, app)
     return app
 
