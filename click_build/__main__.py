@@ -1,7 +1,5 @@
 """``python -m click_build``: the same CLI as ``click-build``."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

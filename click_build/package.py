@@ -624,9 +624,16 @@ def audit(
     force_missing_framework: bool = False,
     architecture: str | None = None,
     sink: DataSink | None = None,
+    manifest: Manifest | None = None,
 ) -> tuple[Manifest, ScanResult]:
-    """The full audit of ``verify`` (and, with a sink, the unpack of ``install``)."""
-    manifest = audit_control(pkg, frameworks_dir, force_missing_framework, architecture)
+    """The full audit of ``verify`` (and, with a sink, the unpack of ``install``).
+
+    ``manifest``: what :func:`audit_control` returned for this very ``pkg``
+    (the installer audits the control data before it forks the unpacker);
+    the control data is then not audited twice.
+    """
+    if manifest is None:
+        manifest = audit_control(pkg, frameworks_dir, force_missing_framework, architecture)
     result = scan_data(pkg, sink)
     # The manifest check already refused absolute and '..' hook paths; what is left
     # is a path that reaches outside through the package's own symlinks.

@@ -45,3 +45,23 @@ def test_version_help_and_errors(cli) -> None:
     assert "_cmake" not in bogus.stderr
     assert_clean_error(cli("revew", check=False), "(did you mean 'review'?)")
     assert_clean_error(cli("install", check=False), "install:")
+
+
+def test_closed_output_descriptors_give_no_traceback(tmp_path) -> None:
+    """Scripts start tools with standard output or error closed (``cmd >&-``): the
+    command still runs, says what it must where it can, and exits as it would."""
+    from conftest import CLICK_BUILD
+
+    def sh(redirect: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["sh", "-c", f'"$@" {redirect}', "sh", *CLICK_BUILD, *args],
+                              capture_output=True, text=True, check=False)
+
+    closed_out = sh(">&-", "--version")
+    assert (closed_out.returncode, closed_out.stdout, closed_out.stderr) == (0, "", "")
+    closed_err = sh("2>&-", "--version")
+    assert (closed_err.returncode, closed_err.stdout) == (0, f"click-build {__version__}\n")
+    missing = str(tmp_path / "missing.click")
+    failed = sh(">&-", "info", missing)
+    assert failed.returncode == 1
+    assert_clean_error(failed, "missing.click")
+    assert sh(">&- 2>&-", "info", missing).returncode == 1

@@ -50,6 +50,8 @@ def hook(event, args):
         os.write(out, ("event " + event + "\\n").encode())
 sys.addaudithook(hook)
 import runpy
+import click_build.cli
+click_build.cli.end_process = sys.exit  # come back here, not end the process at once
 sys.argv = ["click-build", *sys.argv[2:]]
 code = 0
 try:

@@ -53,6 +53,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from ..manifest import Manifest
     from ..package import ClickPackage
 
 __all__ = ["Installer", "dpkg_architecture", "logged_in_users"]
@@ -166,7 +167,7 @@ class Installer:
                                          self.force_missing_framework, dpkg_architecture())
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
-                old = self._unpack_and_flip(pkg, name, version, lock)
+                old = self._unpack_and_flip(pkg, manifest, name, version, lock)
                 replaced = None
                 if registry is not None:
                     replaced = self._register(registry, name, version, lock)
@@ -234,7 +235,7 @@ class Installer:
                     if found is not None:
                         found.close()
 
-    def _unpack_and_flip(self, pkg: ClickPackage, name: str, version: str,
+    def _unpack_and_flip(self, pkg: ClickPackage, manifest: Manifest, name: str, version: str,
                          lock: DatabaseLock) -> str | None:
         """Audit + unpack, rename into place, flip ``current``, then system hooks."""
         root = self._root(lock)
@@ -248,9 +249,9 @@ class Installer:
             assert scratch_dir is not None
             with scratch_dir:
                 if self._owner is not None:
-                    self._unpack_as_clickpkg(pkg, scratch_dir.fd)
+                    self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
                 else:
-                    self._unpack(pkg, scratch_dir.fd)
+                    self._unpack(pkg, manifest, scratch_dir.fd)
             in_overlay = root.open(name, version) if root.is_dir(name) else None
             if in_overlay is not None:
                 in_overlay.close()
@@ -291,11 +292,13 @@ class Installer:
                 f"{free // 1024} KiB are free"
             )
 
-    def _unpack(self, pkg: ClickPackage, root_fd: int, progress_stream: TextIO | None = None) -> None:
+    def _unpack(self, pkg: ClickPackage, manifest: Manifest, root_fd: int,
+                progress_stream: TextIO | None = None) -> None:
         """Audit while streaming into the directory ``root_fd``; raises on any refusal.
 
         The control data was audited already, frameworks included (clickpkg
-        may not be able to read the frameworks directory).
+        may not be able to read the frameworks directory): ``manifest`` is
+        what that audit returned.
         """
         from ..manifest import dump_manifest
         from ..package import audit
@@ -308,7 +311,7 @@ class Installer:
                 unpacker = Unpacker(root_fd, pkg.name, progress.advance)
                 try:
                     audit(pkg, self.frameworks_dir, True, architecture=dpkg_architecture(),
-                          sink=unpacker)
+                          sink=unpacker, manifest=manifest)
                     write_admin_dir(root_fd, pkg,
                                     dump_manifest(pkg.manifest_data).encode("utf-8"))
                     unpacker.finish()
@@ -318,7 +321,7 @@ class Installer:
                 os.umask(mask)
         _console.debug(f"unpacked {pkg.name} {pkg.version}: {unpacker.entries} entries")
 
-    def _unpack_as_clickpkg(self, pkg: ClickPackage, root_fd: int) -> None:
+    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int) -> None:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``.
 
         A fork, not an exec: the child inherits the package snapshot and the
@@ -331,7 +334,8 @@ class Installer:
         uid, gid = self._owner
         # Everything the child runs is imported now: clickpkg may not be able to
         # read this interpreter's library (a venv under /root, say).
-        from .. import manifest, package  # noqa: F401
+        from .. import manifest as _manifest  # noqa: F401
+        from .. import package as _package  # noqa: F401
         from ..tarread import load_decompressor
         from . import unpack  # noqa: F401
 
@@ -352,7 +356,7 @@ class Installer:
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
-                self._unpack(pkg, root_fd, progress_stream=terminal)
+                self._unpack(pkg, manifest, root_fd, progress_stream=terminal)
                 code = 0
             except ClickError as e:
                 report = "\n".join(e.lines()).encode("utf-8", "replace")
