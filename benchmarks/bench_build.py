@@ -50,6 +50,9 @@ How the comparison is made fair:
   --review off, click build --no-validate);
   the trivial build is shown with click-build's default review, which the original
   does not do (it has no built-in review), so that figure is tilted against click-build.
+- Reference: when pigz is installed, "tar | pigz -9" compresses the same tree's tar
+  on every core, as click-build does; it reads nothing else and writes no package,
+  so it shows what level-9 compression alone costs on this machine.
 - Sizes: the size target is judged on data.tar.gz, the same tree compressed by both.
   The whole files are shown too: a .click's control.tar.gz carries the md5sums of
   every file (the format requires them; dpkg-deb -b writes none), so it is also
@@ -92,6 +95,32 @@ def tool(label: str, argv: list[str | Path], out: Path, cwd: Path | None = None)
     return Tool(label, lambda r: (argv, cwd or out), measure_output(out), emptied(out))
 
 
+PIGZ = "tar | pigz -9 (data only)"
+
+
+def measure_tarball(out: Path) -> Callable[[int, Samples], None]:
+    """The size of the one ``.tar.gz`` in ``out``: its data is the whole output."""
+    def after(_round: int, samples: Samples) -> None:
+        (produced,) = out.glob("*.tar.gz")
+        samples.sizes.append(produced.stat().st_size)
+        samples.extra["data"] = produced.stat().st_size
+    return after
+
+
+def pigz_tool(app: Path, out: Path) -> Tool | None:
+    """The pigz reference: the tree's tar (as dpkg-deb makes it) through ``pigz -9`` on
+    every core, the parallel compressor click-build's gzip writer works like.  It
+    shows what compression alone costs on this machine: a build, which reads,
+    hashes and compresses, cannot be much faster than this row."""
+    pigz = shutil.which("pigz")
+    if pigz is None:
+        return None
+    script = ('tar -C "$1" --exclude=./DEBIAN --sort=name --owner=0 --group=0 -cf - . '
+              f'| "$2" -9 -p {os.cpu_count() or 1} > "$3/data.tar.gz"')
+    return Tool(PIGZ, lambda r: (["sh", "-c", script, "sh", app, pigz, out], out),
+                measure_tarball(out), emptied(out))
+
+
 def tree_tools(ours: Path, app: Path, out: Path, original: bool,
                levels: list[int] | None = None) -> list[Tool]:
     tools = [
@@ -105,6 +134,9 @@ def tree_tools(ours: Path, app: Path, out: Path, original: bool,
         tools.append(tool("click build --no-validate",
                           ["click", "build", "--no-validate", "-I", "DEBIAN", app],
                           out / "orig"))
+    reference = pigz_tool(app, out / "pigz")
+    if reference is not None:
+        tools.append(reference)
     for level in levels or ():
         tools.append(tool(f"click-build build -z {level}",
                           [ours, "build", "--review", "off", "-z", str(level), "-I", "DEBIAN",
@@ -133,6 +165,12 @@ def run_tree(name: str, runner: Runner, tools: list[Tool], rounds: int, verdicts
     if "click build --no-validate" in results:
         size_line(results, "click-build build --review off", "click build --no-validate")
     deb = results["dpkg-deb -Zgzip -b"]
+    if PIGZ in results:
+        pigz = results[PIGZ]
+        print(f"  compression alone, {PIGZ} on {os.cpu_count()} cores: time "
+              f"{benchlib.ratio_line(pigz, deb)[1]} of dpkg-deb; "
+              f"data.tar.gz {pigz.extra['data'] / deb.extra['data'] - 1:+.2%}")
+        print(f"  click-build vs that: {benchlib.ratio_line(ours, pigz)[1]}")
     for label, s in results.items():
         if label.startswith("click-build build -z"):
             print(f"  {label}: time {benchlib.ratio_line(s, deb)[1]} of dpkg-deb; size "

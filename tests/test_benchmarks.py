@@ -54,6 +54,8 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
     for line in ("Trivial app", "click build", "dpkg-deb -Zgzip -b", "text tree (quick)",
                  "mixed tree (quick)", "data.tar.gz", "peak memory of click-build"):
         assert line in out, line
+    if shutil.which("pigz"):  # the reference row: compression alone, on every core
+        assert out.count("compression alone, tar | pigz -9 (data only) on") == 2
     # bench_install
     if os.geteuid() == 0 and shutil.which("unshare"):
         assert "installer overhead: no hooks for either tool" in out
