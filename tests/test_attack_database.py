@@ -283,3 +283,19 @@ def test_pseudo_users_get_no_user_hooks(world: World) -> None:
     for user in ("@all", "@gcinuse"):
         assert_refused(world.db("hook", "run-user", f"--user={user}"), "is not a real user")
     assert not links.exists() or os.listdir(links) == []
+
+
+def test_a_link_for_a_gone_user_is_refused_too(world: World) -> None:
+    """The installer checks every registration folder for links without asking the user
+    database who exists (a miss searches every NSS source): one for a user that is gone
+    is refused like any other, naming it."""
+    world.installed()
+    upgrade = world.package(version="2.0")
+    planted = world.root / ".click" / "users" / "no-such-user-here"
+    os.symlink(world.outside / "users", planted)
+    world.give_away(world.root)
+    around, state = world.surroundings(), world.state()
+    result = world.install(upgrade, f"--user={world.user}")
+    assert_refused(result, f"{planted} is a symbolic link")
+    assert world.state() == state and world.surroundings() == around
+    assert os.readlink(planted) == str(world.outside / "users")

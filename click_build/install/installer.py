@@ -212,7 +212,7 @@ class Installer:
             users = logged_in_users() if registry.name == ALL_USERS else (
                 [] if registry.is_pseudo_user else [registry.name])
         check_install_links(self.db, name, version, hooks, users, self.hooks_dir)
-        user_names(self.db)  # a registration directory that is a link is refused
+        user_names(self.db, existing=False)  # a registration directory that is a link is refused
         touched = {version}
         if registry is not None:
             try:

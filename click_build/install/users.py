@@ -61,11 +61,13 @@ def current_user_name() -> str:
         return os.environ.get("USER") or os.environ.get("LOGNAME") or str(os.getuid())
 
 
-def user_names(db: Database) -> list[str]:
+def user_names(db: Database, existing: bool = True) -> list[str]:
     """Users with a registration directory, bottom database first; gone users skipped.
 
     A name that could not be a user (``evil\n``) is skipped; a registration
-    directory that is a link is refused, naming it.
+    directory that is a link is refused, naming it.  ``existing=False`` keeps
+    the names of gone users too, and asks no user database (a user unknown to
+    /etc/passwd costs a search of every NSS source).
     """
     names: list[str] = []
     for root in db.roots:
@@ -76,7 +78,7 @@ def user_names(db: Database) -> list[str]:
             for entry in top.entries():
                 if entry in names or component_problem(entry) is not None:
                     continue
-                if not entry.startswith("@"):
+                if existing and not entry.startswith("@"):
                     try:
                         pwd.getpwnam(entry)
                     except KeyError:
