@@ -389,7 +389,7 @@ def _generated(entries: Sequence[Entry], manifest: Manifest, facts: FrameworkFac
                replaces: str = "") -> list[Entry]:
     """The entries with the files the build generates: AppArmor filled, translations."""
     filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, kept, replaces)
-    if target.po_dir:
+    if target.po_dir and os.path.isdir(target.po_dir):  # the module only when it has work
         from .i18n import catalogs, translate
 
         if catalogs(target.po_dir):  # gettext's tools and a folder only when there are some

@@ -96,6 +96,7 @@ def test_build_imports_nothing_heavy_and_starts_nothing(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert list((tmp_path / "out").glob("*.click"))
     assert "click_build.build" in modules and "click_build.review" in modules  # it ran
+    assert "click_build.i18n" not in modules  # an app without po/ has nothing to translate
     assert sorted(modules & HEAVY) == []
     assert events == []
 
