@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import subprocess
 import sys
 
@@ -65,3 +66,28 @@ def test_closed_output_descriptors_give_no_traceback(tmp_path) -> None:
     assert failed.returncode == 1
     assert_clean_error(failed, "missing.click")
     assert sh(">&- 2>&-", "info", missing).returncode == 1
+
+
+def test_the_process_ends_without_the_interpreters_teardown(tmp_path) -> None:
+    """docs/architecture.md, "Start-up": once its output is flushed the command ends with
+    os._exit, so an atexit handler never runs, and what it printed is all there."""
+    from conftest import BASE_MANIFEST
+
+    tree = tmp_path / "app"
+    tree.mkdir()
+    (tree / "manifest.json").write_text(json.dumps(dict(BASE_MANIFEST, hooks={})))
+    (tree / "main.qml").write_text("import QtQuick 2.7\nItem {}\n")
+    probe = ("import atexit, runpy, sys\n"
+             "atexit.register(lambda: print('teardown ran'))\n"
+             "sys.argv = ['click-build', *sys.argv[1:]]\n"
+             "runpy.run_module('click_build', run_name='__main__', alter_sys=True)\n")
+    built = subprocess.run([sys.executable, "-c", probe, "build", str(tree), "-o",
+                            str(tmp_path)], capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.endswith("Successfully built package in "
+                                 f"'{tmp_path / 'com.example.hello_1.0_all.click'}'.\n")
+    assert "teardown ran" not in built.stdout + built.stderr
+    failed = subprocess.run([sys.executable, "-c", probe, "info", str(tmp_path / "none.click")],
+                            capture_output=True, text=True, check=False)
+    assert failed.returncode == 1 and "teardown ran" not in failed.stdout
+    assert_clean_error(failed, "none.click")

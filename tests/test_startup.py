@@ -135,4 +135,5 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert (version / "main.qml").stat().st_uid == pwd.getpwnam("clickpkg").pw_uid  # dropped
     assert "click_build.install.installer" in modules
     assert sorted(modules & HEAVY) == []
+    assert "locale" not in modules  # argparse's strings skip gettext in our own process
     assert events == ["os.fork"]
