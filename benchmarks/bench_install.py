@@ -117,6 +117,20 @@ def install_tools(ours: Path, pkg: Path, base: Path, hooks_expected: bool,
     return [tool("click-build install", [ours]), tool("click install", [ORIGINAL])]
 
 
+STARTUP = "interpreter start-up alone"
+
+
+def startup_tool(ours: Path, base: Path) -> Tool | None:
+    """What every click-build run pays before its own code: the script's interpreter
+    starting and running the script's first line (``import re, sys``)."""
+    with open(ours, "rb") as f:
+        first = f.readline()
+    if not first.startswith(b"#!"):
+        return None
+    interpreter = first[2:].decode().split()
+    return Tool(STARTUP, lambda r: ([*interpreter, "-c", "import re, sys"], base))
+
+
 def cleanup_hook_output() -> None:
     """Remove what the desktop hook made for our apps in the user's home, nothing else."""
     for folder in (home_link().parent, home_link().parent.parent.parent.parent / "applications"):
@@ -174,12 +188,20 @@ def main() -> int:
                     continue
                 with Runner(wrap or ()) as runner:
                     tools = install_tools(ours, pkg, base, hooks, args.runs)
+                    startup = startup_tool(ours, base) if not hooks else None
+                    if startup is not None:
+                        tools.append(startup)
                     results = benchlib.interleave(runner, tools, args.runs, title)
                 cleanup_hook_output()
                 benchlib.table(f"1. Trivial install, {title}", results, base="click install")
                 ratio, text = benchlib.ratio_line(results["click-build install"],
                                                   results["click install"])
                 print(f"  click-build vs the original: {text}")
+                if STARTUP in results:
+                    share, _ = benchlib.ratio_line(results[STARTUP], results["click install"])
+                    print(f"  of which {STARTUP} (click-build's interpreter, 'import re, sys'"
+                          f" as its script starts): {results[STARTUP].median * 1000:.0f} ms, "
+                          f"{share:.2f}x of the original's whole install")
                 if not args.quick and target is not None:
                     verdicts.judge(measure, f"{ratio:.2f}x", f"<= {target}x", ratio <= target)
 
