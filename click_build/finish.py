@@ -63,7 +63,6 @@ __all__ = [
     "Prepared",
     "Target",
     "check_hooks",
-    "check_staged",
     "check_tree",
     "choose_framework",
     "decide_architecture",
@@ -467,16 +466,6 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
         path = build_click(prepared.manifest, prepared.entries, outdir,
                            manifest_size=prepared.manifest_size, level=target.level)
         return path, prepared.manifest
-
-
-def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
-                 place: str = "the package", fix: str = "") -> Manifest:
-    """Every check :func:`finish` makes before writing, and nothing written: the final manifest."""
-    generated = _Scratch(None, None)  # the temporary folder, if anything is generated
-    try:
-        return _prepare(source, entries, target or Target(), generated, place, fix).manifest
-    finally:
-        generated.remove()
 
 
 def review_built(path: str, mode: str = "errors", switch: str = "--no-validate") -> list[Finding]:
