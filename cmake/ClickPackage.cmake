@@ -83,9 +83,9 @@ file(REMOVE "${CLICK_STAMP}")
 # once: it checks the tree (every hook file, every folder the desktop files name), decides
 # the architecture from the ELF files when it was ClickBuild's guess, packs and reviews,
 # then writes the package's file name and final manifest fields to the summary.
-get_filename_component(summary "${CLICK_STAMP}" DIRECTORY)
-get_filename_component(name "${CLICK_STAMP}" NAME_WLE)
-set(summary "${summary}/${name}-package.json")
+get_filename_component(folder "${CLICK_STAMP}" DIRECTORY)
+get_filename_component(target "${CLICK_STAMP}" NAME_WLE)
+set(summary "${folder}/${target}-package.json")  # one per click_package() target
 file(REMOVE "${summary}")
 set(build "${CLICK_PYTHON}" -m click_build _cmake package "${stage}"
   --output-dir "${CLICK_OUTPUT_DIRECTORY}" --summary "${summary}")
