@@ -63,7 +63,6 @@ __all__ = [
     "Prepared",
     "Target",
     "check_hooks",
-    "check_staged",
     "check_tree",
     "choose_framework",
     "decide_architecture",
@@ -427,7 +426,7 @@ class _Again(Exception):
 
 
 def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target: Target,
-           scratch: _Scratch) -> tuple[str, Manifest]:
+           scratch: _Scratch, place: str = "the package", fix: str = "") -> tuple[str, Manifest]:
     """Steps 1-6 reading each file once: the architecture is decided from the ELF
     headers the archive writer reads anyway, and the files the checks read are
     packed from those bytes.
@@ -436,6 +435,7 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
     the code decides); afterwards the manifest is rendered for the decided one.
     Only a manifest whose name or hooks name the architecture (a template's
     ``@CLICK_ARCH_TRIPLET@`` in a hook path) is prepared and packed again.
+    ``place``/``fix``: see :func:`check_hooks`.
     """
     label = source.label
     choice = _choose(source, target)
@@ -443,7 +443,7 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
     first = _render(source, target, choice, provisional)
     kept: dict[str, bytes] = {}
     staged = _generated(entries, first, choice.facts, target, scratch, kept, choice.replaces)
-    check_tree(first, staged, label, "the package", "", kept)
+    check_tree(first, staged, label, place, fix, kept)
 
     decided: list[Manifest] = []
 
@@ -462,20 +462,10 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
         path = build_click(first, staged, outdir, level=target.level, decide=decide, kept=kept)
         return path, decided[0]
     except _Again as again:
-        prepared = _prepare(source, entries, target, scratch, "the package", "", again.final)
+        prepared = _prepare(source, entries, target, scratch, place, fix, again.final)
         path = build_click(prepared.manifest, prepared.entries, outdir,
                            manifest_size=prepared.manifest_size, level=target.level)
         return path, prepared.manifest
-
-
-def check_staged(source: ManifestSource, entries: Sequence[Entry], target: Target | None = None,
-                 place: str = "the package", fix: str = "") -> Manifest:
-    """Every check :func:`finish` makes before writing, and nothing written: the final manifest."""
-    generated = _Scratch(None, None)  # the temporary folder, if anything is generated
-    try:
-        return _prepare(source, entries, target or Target(), generated, place, fix).manifest
-    finally:
-        generated.remove()
 
 
 def review_built(path: str, mode: str = "errors", switch: str = "--no-validate") -> list[Finding]:
@@ -515,11 +505,14 @@ def review_built(path: str, mode: str = "errors", switch: str = "--no-validate")
 
 
 def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.PathLike[str],
-           target: Target | None = None, scratch: str | None = None) -> Finished:
+           target: Target | None = None, scratch: str | None = None,
+           place: str = "the package", fix: str = "") -> Finished:
     """Fill, check, write and review one package; return where it is and the findings.
 
     ``scratch``: a folder the caller owns for generated files (made afresh and
     removed afterwards); default: a temporary folder inside ``outdir``.
+    ``place``/``fix``: how a missing hook file's message names the tree and its
+    remedy (see :func:`check_hooks`), e.g. the CMake install tree and ``install()``.
     """
     target = target or Target()
     if target.review not in REVIEW_MODES:
@@ -529,7 +522,7 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     check_output_dir(outdir)
     generated = _Scratch(scratch, outdir)
     try:
-        path, manifest = _write(source, entries, outdir, target, generated)
+        path, manifest = _write(source, entries, outdir, target, generated, place, fix)
     finally:
         generated.remove()
     findings = review_built(path, target.review, target.review_switch)

@@ -4,8 +4,9 @@ ClickBuild
 
 Build Click packages (``.click``), the app packages of Ubuntu Touch, from a
 CMake project.  Ships with click-build; the packaging itself is done by
-``${Python3_EXECUTABLE} -m click_build build``, so CMake and the ``click-build``
-command always agree on the format.
+``${Python3_EXECUTABLE} -m click_build``, with the finishing stage that
+``click-build build`` uses, so CMake and the ``click-build`` command always
+agree on the format.
 
 Finding it::
 
@@ -84,9 +85,9 @@ Functions
   (``msgfmt --desktop``).
 ``click_package([TARGET click] [OUTPUT_DIRECTORY dir] [IGNORE pattern...])``
   A target that installs the project with ``DESTDIR=${CLICK_STAGING_DIR}``
-  (absolute destinations land there too) and runs ``click_build build`` on
-  it, writing ``NAME_VERSION_ARCH.click``; it repacks only when the installed
-  files changed.  The target's
+  (absolute destinations land there too) and packs that tree as
+  ``click-build build`` does, writing ``NAME_VERSION_ARCH.click``; it repacks
+  only when the installed files changed.  The target's
   ``CLICK_PACKAGE_FILE`` property holds the file name.
 #]=======================================================================]
 

@@ -7,8 +7,8 @@
 # (relative, "/", "/lib/<triplet>", a prefix of "/"), every file lands in the
 # stage and nothing outside the build folder is written.  Incremental: unchanged
 # files stay "Up-to-date", files no install rule produces any more are removed, and
-# `python -m click_build build` runs only when something changed.  All packaging
-# rules live in the Python core.
+# `python -m click_build _cmake package` runs only when something changed.  All
+# packaging rules live in the Python core.
 
 cmake_minimum_required(VERSION 3.19)
 
@@ -79,53 +79,35 @@ if(NOT changed)
 endif()
 file(REMOVE "${CLICK_STAMP}")
 
-# 4. Check the tree (and, when the architecture was ClickBuild's guess, decide it
-# from the ELF files in the tree), then build the package with the Python core.
-set(check "${CLICK_PYTHON}" -m click_build _cmake check-tree "${stage}")
-set(manifest "")
-if(NOT CLICK_ARCH_FROM_ELF STREQUAL "" AND EXISTS "${stage}/manifest.json")
-  file(READ "${stage}/manifest.json" json)
-  string(JSON declared ERROR_VARIABLE error GET "${json}" architecture)
-  if(declared STREQUAL CLICK_ARCH_FROM_ELF)
-    set(manifest "${CLICK_BINARY_DIR}/click/package-manifest.json")
-    list(APPEND check --architecture-from-elf "${manifest}")
-  endif()
-endif()
-execute_process(COMMAND ${check} RESULT_VARIABLE rc OUTPUT_VARIABLE decided
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "click: the installed tree ${stage} is not a valid package (see above)")
-endif()
-set(package "${CLICK_PACKAGE_FILE}")
-if(NOT decided STREQUAL "")
-  set(package "${CLICK_OUTPUT_DIRECTORY}/${decided}")
-endif()
-if(NOT CLICK_PACKAGE_FILE)
-  # The project installs its own manifest.json: say what it declares (configure could not).
-  if(manifest)
-    file(READ "${manifest}" json)
-  else()
-    file(READ "${stage}/manifest.json" json)
-  endif()
-  foreach(key name version framework architecture)
-    string(JSON ${key} ERROR_VARIABLE error GET "${json}" ${key})
-  endforeach()
-  message(STATUS "click: ${name} ${version} for ${framework}, architecture ${architecture}")
-endif()
-set(build "${CLICK_PYTHON}" -m click_build build "${stage}"
-  --output-dir "${CLICK_OUTPUT_DIRECTORY}")
-if(manifest)
-  list(APPEND build --manifest "${manifest}")
+# 4. Build the package with the Python core, in one process that reads each staged file
+# once: it checks the tree (every hook file, every folder the desktop files name), decides
+# the architecture from the ELF files when it was ClickBuild's guess, packs and reviews,
+# then writes the package's file name and final manifest fields to the summary.
+get_filename_component(folder "${CLICK_STAMP}" DIRECTORY)
+get_filename_component(target "${CLICK_STAMP}" NAME_WLE)
+set(summary "${folder}/${target}-package.json")  # one per click_package() target
+file(REMOVE "${summary}")
+set(build "${CLICK_PYTHON}" -m click_build _cmake package "${stage}"
+  --output-dir "${CLICK_OUTPUT_DIRECTORY}" --summary "${summary}")
+if(NOT CLICK_ARCH_FROM_ELF STREQUAL "")
+  list(APPEND build --guessed-architecture "${CLICK_ARCH_FROM_ELF}")
 endif()
 foreach(pattern IN LISTS CLICK_IGNORE)
   list(APPEND build --ignore "${pattern}")
 endforeach()
-file(MAKE_DIRECTORY "${CLICK_OUTPUT_DIRECTORY}")
 execute_process(COMMAND ${build} RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "click: click-build could not build the package (see above)")
+if(NOT rc EQUAL 0 OR NOT EXISTS "${summary}")
+  message(FATAL_ERROR "click: click-build could not build the package from ${stage} (see above)")
 endif()
-if(CLICK_PACKAGE_FILE AND NOT package STREQUAL CLICK_PACKAGE_FILE)
+file(READ "${summary}" json)
+foreach(key filename name version framework architecture)
+  string(JSON ${key} ERROR_VARIABLE error GET "${json}" ${key})
+endforeach()
+set(package "${CLICK_OUTPUT_DIRECTORY}/${filename}")
+if(NOT CLICK_PACKAGE_FILE)
+  # The project installs its own manifest.json: say what it declares (configure could not).
+  message(STATUS "click: ${name} ${version} for ${framework}, architecture ${architecture}")
+elseif(NOT package STREQUAL CLICK_PACKAGE_FILE)
   message(STATUS "click: the installed files decided the architecture: the package is "
     "${package}, not ${CLICK_PACKAGE_FILE} as configured")
 endif()

@@ -178,6 +178,10 @@ def test_hooks_keywords_destination_and_configured_files(tmp_path: Path) -> None
     configure(src, binary)
     # About the hook keywords: a push helper beside a desktop app, and no helper program,
     # are review errors (the stores want an app of its own for it), reported only here.
+    refused = build(binary, check=False)
+    assert refused.returncode != 0
+    assert "build anyway with CLICK_BUILD_REVIEW=report" in flat(refused.stdout + refused.stderr)
+    assert not list(binary.glob("*.click"))
     build(binary, env={"CLICK_BUILD_REVIEW": "report"})
     click = only_click(binary)
     verify_both(click)

@@ -376,21 +376,65 @@ def test_a_fat_package_with_compiled_dependencies_is_refused(tmp_path: Path) -> 
 
 # ------------------------------------------------------- the CMake helper
 
-def test_cmake_helper_runs_the_finishing_checks(tmp_path: Path) -> None:
-    """`_cmake check-tree` (the CMake click target's check) has the finishing stage's rules:
-    a desktop file whose QML folder was not installed is refused before packing."""
+def _install_tree(tmp_path: Path, **fields: object) -> Path:
+    """hello-qml as the CMake click target stages it: no pyproject.toml, a concrete version."""
     tree = copy_project(EXAMPLES / "hello-qml", tmp_path / "stage")
+    (tree / "pyproject.toml").unlink()
     data = json.loads((tree / "manifest.json").read_text())
-    (tree / "manifest.json").write_text(json.dumps(dict(data, version="1.0")))
-    click_build("_cmake", "check-tree", tree)
+    (tree / "manifest.json").write_text(json.dumps(dict(data, version="1.0", **fields)))
+    return tree
+
+
+def _cmake_package(tree: Path, out: Path, *args: str, check: bool = True,
+                   env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return click_build("_cmake", "package", tree, "--output-dir", out, "--summary",
+                       out / "summary.json", *args, check=check, env=env)
+
+
+def test_cmake_helper_runs_the_finishing_checks(tmp_path: Path) -> None:
+    """`_cmake package` (the CMake click target's packing) has the finishing stage's rules:
+    a desktop file whose QML folder was not installed is refused before packing, and a
+    missing hook file is named with the install tree and its CMake fix."""
+    tree = _install_tree(tmp_path)
+    (tree / "po").mkdir()  # installed as-is: click_translations() compiles a project's own
+    (tree / "po" / "de.po").write_text('msgid ""\nmsgstr ""\n"Language: de\\n"\n')
+    out = tmp_path / "out"
+    result = _cmake_package(tree, out)
+    click = only_click(out)
+    assert f"Successfully built package in '{click}'." in result.stdout
+    members = data_members(click)
+    assert "./po/de.po" in members and not [m for m in members if m.endswith(".mo")]
+    assert json.loads((out / "summary.json").read_text()) == {
+        "filename": click.name, "name": "hello-qml.clickbuild", "version": "1.0",
+        "framework": "ubuntu-sdk-20.04", "architecture": "all"}
+    click.unlink()
+    (out / "summary.json").unlink()
     (tree / "qml" / "Main.qml").rename(tmp_path / "Main.qml")
     (tree / "qml").rmdir()
-    result = click_build("_cmake", "check-tree", tree, check=False)
+    result = _cmake_package(tree, out, check=False)
     assert_one_error(result, "Exec refers to 'qml/Main.qml', but the package has no folder qml/")
     (tree / "hello-qml.apparmor").unlink()
-    result = click_build("_cmake", "check-tree", tree, check=False)
+    result = _cmake_package(tree, out, check=False)
     assert_one_error(result, "hooks.hello-qml.apparmor: 'hello-qml.apparmor' is not in the "
-                             f"install tree {tree}; install it")
+                             f"install tree {tree}; install it (click_add_hook() or "
+                             "install(FILES ...)) or fix the path")
+    assert not list(out.glob("*")), "nothing is written, not even the summary"
+
+
+def test_cmake_helper_reviews_as_click_build_build(tmp_path: Path) -> None:
+    """$CLICK_BUILD_REVIEW sets the review mode; the way out it names works from CMake."""
+    tree = _install_tree(tmp_path)
+    _break_icon(tree)
+    out = tmp_path / "out"
+    result = _cmake_package(tree, out, check=False)
+    assert_one_error(result, "review: 1 error", "build anyway with CLICK_BUILD_REVIEW=report")
+    assert not list(out.glob("*"))
+    result = _cmake_package(tree, out, check=False, env={"CLICK_BUILD_REVIEW": "lenient"})
+    assert_one_error(result, "$CLICK_BUILD_REVIEW: 'lenient' is not one of errors, strict, "
+                             "report, off")
+    result = _cmake_package(tree, out, env={"CLICK_BUILD_REVIEW": "report"})
+    assert "[desktop.icon]" in result.stdout + result.stderr
+    only_click(out)
 
 
 def test_cmake_helper_fills_apparmor_as_every_route(tmp_path: Path) -> None:
@@ -413,30 +457,34 @@ def test_cmake_helper_names_the_default_framework() -> None:
 
 
 def test_cmake_helper_decides_a_guessed_architecture(tmp_path: Path) -> None:
-    """--architecture-from-elf: the finishing stage's rule, as the backend applies it."""
-    tree = copy_project(EXAMPLES / "hello-qml", tmp_path / "stage")
-    (tree / "pyproject.toml").unlink()  # an install tree, not a project
-    data = json.loads((tree / "manifest.json").read_text())
-    (tree / "manifest.json").write_text(json.dumps(dict(data, version="1.0",
-                                                        architecture="amd64")))
-    out = tmp_path / "decided.json"
-    result = click_build("_cmake", "check-tree", tree, "--architecture-from-elf", out)
-    assert result.stdout == "hello-qml.clickbuild_1.0_all.click\n"
-    assert json.loads(out.read_text())["architecture"] == "all"
+    """--guessed-architecture: the finishing stage's rule, as the backend applies it."""
+    tree = _install_tree(tmp_path, architecture="amd64")
+    off = {"CLICK_BUILD_REVIEW": "off"}
+    _cmake_package(tree, tmp_path / "kept", "--guessed-architecture", "armhf", env=off)
+    assert only_click(tmp_path / "kept").name == "hello-qml.clickbuild_1.0_amd64.click"
+    _cmake_package(tree, tmp_path / "all", "--guessed-architecture", "amd64", env=off)
+    assert only_click(tmp_path / "all").name == "hello-qml.clickbuild_1.0_all.click"
     header = bytearray(64)
     header[:6] = b"\x7fELF\x02\x01"
     header[16:20] = (3).to_bytes(2, "little") + (183).to_bytes(2, "little")
     (tree / "lib").mkdir()
     (tree / "lib" / "libx.so").write_bytes(bytes(header))
-    result = click_build("_cmake", "check-tree", tree, "--architecture-from-elf", out)
-    assert result.stdout == "hello-qml.clickbuild_1.0_arm64.click\n"
-    assert json.loads(out.read_text())["architecture"] == "arm64"
-    # The click target then builds with -m FILE.  Installed-Size counts the tree's own
-    # manifest.json (and not FILE), as the original's du does.
-    for name in ("ours", "theirs"):
-        (tmp_path / name).mkdir()
-    click_build("build", tree, "-m", out, "-o", tmp_path / "ours", "--review", "off")
-    run(["click", "build", "--no-validate", "-m", str(out), str(tree)], cwd=tmp_path / "theirs")
+    ours = tmp_path / "ours"
+    _cmake_package(tree, ours, "--guessed-architecture", "amd64", env=off)
+    click = only_click(ours)
+    assert click.name == "hello-qml.clickbuild_1.0_arm64.click"
+    summary = json.loads((ours / "summary.json").read_text())
+    assert (summary["filename"], summary["architecture"]) == (click.name, "arm64")
+    assert json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)[
+        "architecture"] == "arm64"
+    # Installed-Size counts the tree's own manifest.json, as the original's du does when
+    # it builds with the decided manifest given by -m.
+    decided = tmp_path / "decided.json"
+    decided.write_text(json.dumps(dict(json.loads((tree / "manifest.json").read_text()),
+                                       architecture="arm64")))
+    (tmp_path / "theirs").mkdir()
+    run(["click", "build", "--no-validate", "-m", str(decided), str(tree)],
+        cwd=tmp_path / "theirs")
     sizes = {name: run(["dpkg-deb", "-f", str(only_click(tmp_path / name)),
                         "Installed-Size"]).stdout for name in ("ours", "theirs")}
     assert sizes["ours"] == sizes["theirs"], sizes

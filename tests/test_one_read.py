@@ -4,7 +4,8 @@ The finishing stage learns the architecture from the ELF headers that the
 md5/tar/gzip pass reads anyway, and the few files its checks parse (hook files,
 the QML entry point) are packed from the bytes the checks read.  ``strace``
 counts the opens of every file of the tree, in click-build and every process
-it starts.
+it starts; on the CMake route, in the Python processes the click target starts
+(``cmake --install`` opens the files it copies into the stage).
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from cmake_support import cmake_env, configure
 from conftest import BASE_MANIFEST, CLICK_BUILD, need, run, write_tree
 
 pytestmark = pytest.mark.slow
 
 #: ``PID openat(AT_FDCWD, "/path", O_RDONLY|O_CLOEXEC) = 3``: a successful open.
 _OPEN = re.compile(r'open(?:at)?\((?:[A-Z_]+|\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|]+)[^)]*\) = \d+')
+#: ``PID execve("/usr/bin/cmake", [...]`` (its result on this line or a "resumed" one).
+_EXEC = re.compile(r'^(\d+) +execve\("((?:[^"\\]|\\.)*)"')
+_EXEC_DONE = re.compile(r'^(\d+) +(?:<\.\.\. execve resumed>|execve\().* = 0$')
+#: ``PID clone3(...) = CHILD``: a new process or thread, running its parent's program.
+_SPAWN = re.compile(r'^(\d+) +(?:<\.\.\. )?(?:clone3?|fork|vfork)\b.* = (\d+)$')
 
 
 def _tree(root: Path) -> Path:
@@ -47,13 +54,34 @@ def _tree(root: Path) -> Path:
     return root
 
 
-def _opens(log: Path, top: Path) -> dict[str, int]:
-    """How often each file under ``top`` was opened (folders, listed by scandir, aside)."""
+def _opens(log: Path, top: Path, program: str = "") -> dict[str, int]:
+    """How often each file under ``top`` was opened (folders, listed by scandir, aside);
+    with ``program``, only by processes (and their threads) running a program whose
+    file name contains it."""
+    lines = log.read_text(errors="replace").splitlines()
+    parent: dict[str, str] = {}
+    for line in lines:
+        if m := _SPAWN.match(line):
+            parent[m.group(2)] = m.group(1)
+    running: dict[str, str] = {}  # pid -> the program it execve'd
+    pending: dict[str, str] = {}
+
+    def program_of(pid: str | None) -> str:
+        while pid is not None and pid not in running:
+            pid = parent.get(pid)
+        return running.get(pid, "") if pid is not None else ""
+
     counts: dict[str, int] = {}
     prefix = str(top) + os.sep
-    for line in log.read_text(errors="replace").splitlines():
+    for line in lines:
+        if m := _EXEC.match(line):
+            pending[m.group(1)] = m.group(2)
+        if (m := _EXEC_DONE.match(line)) and m.group(1) in pending:
+            running[m.group(1)] = pending.pop(m.group(1))
         m = _OPEN.search(line)
         if m is None or "O_DIRECTORY" in m.group(2):
+            continue
+        if program and program not in os.path.basename(program_of(line.split()[0])):
             continue
         path = os.path.normpath(m.group(1))
         if path.startswith(prefix):
@@ -68,18 +96,44 @@ def _staged(top: Path) -> list[str]:
                   and p.name not in ("manifest.json", "pyproject.toml"))
 
 
-def _traced(cmd: list[str], log: Path, cwd: Path | None = None) -> None:
+def _traced(cmd: list[str], log: Path, cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> None:
     strace = need("strace")
-    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
-    result = subprocess.run([strace, "-f", "-qq", "-e", "trace=open,openat", "-o", str(log),
-                             *cmd], cwd=cwd, env=env, capture_output=True, text=True)
+    env = {**(os.environ if env is None else env), "SOURCE_DATE_EPOCH": "1700000000"}
+    calls = "trace=open,openat,execve,clone,clone3,fork,vfork"
+    result = subprocess.run([strace, "-f", "-qq", "-e", calls, "-o", str(log), *cmd],
+                            cwd=cwd, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("route", ["tree", "project", "pep517"])
+#: The tree of :func:`_tree` as a CMake project installs it (its manifest generated).
+CMAKELISTS = """cmake_minimum_required(VERSION 3.19)
+project(hello VERSION 1.0 LANGUAGES C)
+find_package(ClickBuild CONFIG REQUIRED)
+click_manifest(NAME com.example.hello TITLE Hello DESCRIPTION "Says hello to the world"
+               MAINTAINER "Jane Doe <jane@example.com>" FRAMEWORK ubuntu-sdk-20.04)
+click_add_hook(hello DESKTOP hello.desktop APPARMOR hello.apparmor)
+install(FILES icon.svg DESTINATION .)
+install(DIRECTORY qml data DESTINATION .)
+install(PROGRAMS lib/helper DESTINATION lib)
+click_package()
+"""
+
+
+@pytest.mark.parametrize("route", ["tree", "project", "pep517", "cmake"])
 def test_each_staged_file_is_opened_once(tmp_path: Path, route: str) -> None:
     app = _tree(tmp_path / "app")
-    if route != "tree":
+    top = app
+    if route == "cmake":
+        need("cmake")
+        need("ninja")
+        (app / "manifest.json").unlink()
+        (app / "CMakeLists.txt").write_text(CMAKELISTS)
+        # C enabled, nothing compiled: configure guesses 'all'; the installed
+        # program must decide the architecture, from the headers the packing reads.
+        configure(app, tmp_path / "build")
+        top = tmp_path / "build" / "click" / "stage"
+    elif route != "tree":
         (app / "pyproject.toml").write_text(
             '[build-system]\nrequires = ["click-build"]\nbuild-backend = "click_build.backend"\n'
             '\n[tool.click-build]\nkind = "qml"\n')
@@ -89,13 +143,19 @@ def test_each_staged_file_is_opened_once(tmp_path: Path, route: str) -> None:
     if route == "pep517":
         _traced([sys.executable, "-m", "build", "-n", "--wheel", "-o", str(out), str(app)],
                 log)
+    elif route == "cmake":
+        _traced(["cmake", "--build", str(tmp_path / "build"), "--target", "click"], log,
+                env=cmake_env())
+        out = tmp_path / "build"
     else:
         _traced([*CLICK_BUILD, "build", str(app), "-o", str(out)], log)
     (click,) = out.glob("*.click")
     host = run(["dpkg", "--print-architecture"]).stdout.strip()
     assert click.name == f"com.example.hello_1.0_{host}.click"  # the ELF scan did decide
     listing = run(["dpkg-deb", "-c", str(click)]).stdout
-    opened = _opens(log, app.resolve())
-    for rel in _staged(app):
+    # cmake --install writes the stage (and strips what it installs): click-build's reads count.
+    opened = _opens(log, top.resolve(), "python" if route == "cmake" else "")
+    assert len(_staged(top)) >= 8
+    for rel in _staged(top):
         assert f"./{rel}" in listing
         assert opened.get(rel, 0) == 1, (rel, opened)

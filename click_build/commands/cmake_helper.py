@@ -59,16 +59,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "(the templates') and its policy version, one per line."))
     v.add_argument("framework", nargs="?")
     v.set_defaults(func=run_policy_version)
-    t = actions.add_parser("check-tree", description=(
-        "Run the finishing stage's checks on an install tree (a valid manifest.json, every "
-        "hook file, every folder the desktop files and the QML entry point name); nothing "
-        "is written."))
-    t.add_argument("directory")
-    t.add_argument("--architecture-from-elf", metavar="FILE", help=(
-        "the manifest's architecture is the build's guess: replace it with the one of the "
-        "ELF files in the tree ('all' when there are none), write the manifest to FILE and "
-        "print the package's file name"))
-    t.set_defaults(func=run_check_tree)
+    k = actions.add_parser("package", description=(
+        "Build the package of an install tree (its manifest.json, every file but the ones "
+        "IGNORE patterns leave out) as 'click-build build' does, in one pass that reads "
+        "each file once; then write a JSON summary of the package to FILE."))
+    k.add_argument("directory")
+    k.add_argument("--output-dir", required=True, metavar="DIR")
+    k.add_argument("--summary", required=True, metavar="FILE",
+                   help="where to write the package's file name and its manifest's name, "
+                        "version, framework and architecture (JSON), once it is built")
+    k.add_argument("--ignore", action="append", default=[], metavar="PATTERN")
+    k.add_argument("--guessed-architecture", default="", metavar="ARCH", help=(
+        "the architecture the build wrote into the manifest before anything was compiled: "
+        "a manifest that still says ARCH gets the one of the ELF files in the tree instead "
+        "('all' when there are none)"))
+    k.set_defaults(func=run_package)
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -162,25 +167,39 @@ def run_policy_version(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_check_tree(args: argparse.Namespace) -> int:
-    """The finishing stage's checks on the install tree, before ``click-build build`` packs it."""
+def run_package(args: argparse.Namespace) -> int:
+    """The click target's packing in one process: the checks, the architecture and the
+    archive come from one read of each staged file (see ``finish._write``)."""
+    from .. import _console
     from ..build import stage_tree
-    from ..finish import Target, check_staged
-    from ..manifest import dump_manifest
+    from ..errors import ConfigError
+    from ..finish import REVIEW_MODES, Target, finish
     from ..placeholders import read_manifest_file
 
     root = args.directory
     manifest_path = os.path.join(root, "manifest.json")
+    # The tree's own manifest.json: its size is what Installed-Size counts, as the
+    # original's du does (ManifestSource.counted's default).
     source = read_manifest_file(manifest_path, manifest_path)
-    entries = stage_tree(root, exclude=[manifest_path])
-    target = Target()
-    if args.architecture_from_elf:  # the finishing stage's rule for a guessed architecture
-        written = source.peek(placeholders=True).get("architecture")
-        target = Target(guessed_architecture=written if isinstance(written, str) else "")
-    manifest = check_staged(source, entries, target, place=f"the install tree {root}",
-                            fix="install it (click_add_hook() or install(FILES ...)) or fix "
-                                "the path")
-    if args.architecture_from_elf:
-        _write_if_changed(Path(args.architecture_from_elf), dump_manifest(manifest.data))
-        sys.stdout.write(manifest.filename + "\n")
+    review = os.environ.get("CLICK_BUILD_REVIEW") or "errors"  # as 'click-build build'
+    if review not in REVIEW_MODES:
+        raise ConfigError(f"$CLICK_BUILD_REVIEW: {review!r} is not one of "
+                          f"{', '.join(REVIEW_MODES)}")
+    entries = stage_tree(root, args.ignore, exclude=[manifest_path])
+    # No po_dir: click_translations() compiled the project's catalogs into the tree, and
+    # the backend's CMake kind packs the same tree with none.
+    target = Target(review=review, review_switch="CLICK_BUILD_REVIEW=report",
+                    guessed_architecture=args.guessed_architecture)
+    os.makedirs(args.output_dir, exist_ok=True)
+    done = finish(source, entries, args.output_dir, target,
+                  place=f"the install tree {root}",
+                  fix="install it (click_add_hook() or install(FILES ...)) or fix the path")
+    shown = os.path.join(args.output_dir, os.path.basename(done.path))
+    _console.info(f"Successfully built package in '{shown}'.")
+    final = done.manifest
+    summary = {"filename": os.path.basename(done.path), "name": final.name,
+               "version": final.version, "framework": final.framework,
+               "architecture": final.architecture if isinstance(final.architecture, str)
+               else list(final.architecture)}
+    _write_if_changed(Path(args.summary), json.dumps(summary) + "\n")
     return 0
