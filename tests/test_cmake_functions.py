@@ -496,3 +496,20 @@ def test_loaded_in_one_folder_used_in_another(tmp_path: Path) -> None:
     build(binary)
     assert {"./Main.qml", "./qmlapp.desktop", "./qmlapp.apparmor"} <= set(
         data_members(only_click(binary)))
+
+
+def test_the_click_target_packs_what_click_build_build_makes_of_its_tree(
+        tmp_path: Path) -> None:
+    """docs/cmake.md: a package built by CMake is byte for byte what `click-build build`
+    makes of the same install tree."""
+    from conftest import CLICK_BUILD
+
+    src = app(tmp_path, INSTALL, MANIFEST, HOOK, "click_package()")
+    binary = tmp_path / "build"
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
+    configure(src, binary)
+    build(binary, env=env)
+    ours = only_click(binary)
+    again = tmp_path / "again"
+    run([*CLICK_BUILD, "build", str(binary / "click" / "stage"), "-o", str(again)], env=env)
+    assert only_click(again).read_bytes() == ours.read_bytes()
