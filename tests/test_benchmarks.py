@@ -59,6 +59,7 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
     # bench_install
     if os.geteuid() == 0 and shutil.which("unshare"):
         assert "installer overhead: no hooks for either tool" in out
+        assert "of which interpreter start-up alone" in out
         assert "with system hooks for both tools" in out
     assert "with 5 apps present vs empty" in out and "list of 6 apps" in out
     # bench_contents
