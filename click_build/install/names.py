@@ -50,6 +50,8 @@ def _show(value: object) -> str:
 
 
 def _control(value: str) -> bool:
+    if value.isascii():  # nearly every name: one C-level pass (ASCII controls: 0-31, 127)
+        return not value.isprintable()
     return any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value)
 
 
