@@ -6,10 +6,11 @@ import json
 import os
 import pwd
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, need
+from conftest import CLICK_BUILD, assert_clean_error, need
 from install_support import (
     Env,
     check_invariants,
@@ -311,3 +312,31 @@ def test_ordinary_user_installs_into_a_root_they_own(public_tmp: Path) -> None:
         denied = run([str(cli_script), "install", "--root=/var/lib/clickpkg",
                       "--allow-unauthenticated", str(pkg)], env=user_env, user="nobody")
         assert_clean_error(denied, "cannot write to the database /var/lib/clickpkg")
+
+
+def test_list_reads_each_registration_folder_once(tmp_path: Path) -> None:
+    """`list` of N apps opens the user's registration folder a fixed number of times,
+    not once per app and lookup (it was four times per app)."""
+    from click_build.frameworks import frameworks_dir
+    from click_build.install.database import Database
+    from click_build.install.installer import Installer
+
+    strace = need("strace")
+    env = make_env(tmp_path / "env")
+    user = current_user()
+    installer = Installer(Database([str(env.root)]), frameworks_dir(env.frameworks),
+                          hooks_dir=str(env.hooks), allow_unauthenticated=True)
+    counts = {}
+    for apps in (2, 8):
+        while len(list(env.root.glob("com.example.n*"))) < apps:
+            n = len(list(env.root.glob("com.example.n*")))
+            installer.install(str(make_click(tmp_path / "pkgs", f"com.example.n{n}")), user=user)
+        log = tmp_path / f"strace-{apps}.log"
+        listed = subprocess.run(
+            [strace, "-f", "-qq", "-e", "trace=openat", "-o", str(log), *CLICK_BUILD, "list",
+             f"--root={env.root}", f"--user={user}"],
+            capture_output=True, text=True, env={**os.environ, **env.vars()}, check=True)
+        assert listed.stdout.count("\n") == apps
+        counts[apps] = sum(f'"{user}", O_RDONLY' in line and "ENOENT" not in line
+                           for line in log.read_text().splitlines())
+    assert counts[2] == counts[8] > 0, counts

@@ -99,6 +99,36 @@ class Registry:
     def __init__(self, db: Database, name: str | None = None) -> None:
         self.db = db
         self.name = check_user(name if name is not None else current_user_name())
+        #: (root, owner) -> that registration folder's links, read once, while
+        #: :meth:`get_manifests` runs (None otherwise: every lookup reads afresh).
+        self._links: dict[tuple[str, str], dict[str, str] | None] | None = None
+
+    def _target(self, root: str, owner: str, package: str) -> str | None:
+        """Where ``root``'s registration of ``package`` for ``owner`` points, or None."""
+        if self._links is None:
+            directory = _open_users(self.db, root, owner)
+            if directory is None:
+                return None
+            with directory:
+                return directory.readlink(package)
+        key = (root, owner)
+        if key not in self._links:
+            self._links[key] = self._read_links(root, owner)
+        links = self._links[key]
+        return None if links is None else links.get(package)
+
+    def _read_links(self, root: str, owner: str) -> dict[str, str] | None:
+        directory = _open_users(self.db, root, owner)
+        if directory is None:
+            return None
+        links = {}
+        with directory:
+            for entry in directory.entries():
+                if component_problem(entry) is None:
+                    target = directory.readlink(entry)
+                    if target is not None:
+                        links[entry] = target
+        return links
 
     @classmethod
     def for_all_users(cls, db: Database) -> Registry:
@@ -126,11 +156,7 @@ class Registry:
                 path = os.path.join(users_dir(root, owner), package)
                 if path == ignore:
                     continue
-                directory = _open_users(self.db, root, owner)
-                if directory is None:
-                    continue
-                with directory:
-                    target = directory.readlink(package)
+                target = self._target(root, owner, package)
                 if target is None:
                     continue
                 if target.startswith("@"):
@@ -182,11 +208,7 @@ class Registry:
         return names
 
     def _overlay_target(self, owner: str, package: str) -> str | None:
-        directory = _open_users(self.db, self.db.overlay, owner)
-        if directory is None:
-            return None
-        with directory:
-            return directory.readlink(package)
+        return self._target(self.db.overlay, owner, package)
 
     def is_removable(self, package: str) -> bool:
         for owner in (self.name, ALL_USERS):
@@ -204,16 +226,23 @@ class Registry:
         return manifest
 
     def get_manifests(self) -> list[dict[str, object]]:
+        """Every registered package's manifest.  Each registration folder is read once
+        for the whole listing, not once per package and lookup (a read-only listing:
+        what it shows is what the folders held when it read them)."""
         from .. import _console
 
         out = []
-        for package in self.package_names():
-            try:
-                out.append(self.get_manifest(package))
-            except Tampered:
-                raise  # a planted link is an error, not a broken entry
-            except InstallError as e:
-                _console.warn(str(e))
+        self._links = {}
+        try:
+            for package in self.package_names():
+                try:
+                    out.append(self.get_manifest(package))
+                except Tampered:
+                    raise  # a planted link is an error, not a broken entry
+                except InstallError as e:
+                    _console.warn(str(e))
+        finally:
+            self._links = None
         return out
 
     # -- writes (caller holds the database lock) -------------------------------
