@@ -28,12 +28,13 @@ from .datatree import path_problem
 from .elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
+from .md5check import md5_for
 from .spec import CLICK_VERSION, STATIC_PREINST
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, Literal
+    from typing import BinaryIO, Literal
 
 __all__ = [
     "COMPRESS_LEVEL",
@@ -277,26 +278,6 @@ def check_level(level: int) -> int:
 def _gzip_tar(out: BinaryIO, mtime: int, level: int) -> tuple[GzipBlockWriter, TarWriter]:
     gz = GzipBlockWriter(out, mtime, level)
     return gz, TarWriter(gz, gz)  # type: ignore[arg-type]
-
-
-#: Trees with more file bytes than this hash with OpenSSL's md5 (hashlib), about
-#: twice as fast as CPython's built-in one; smaller ones skip the ~4 ms that
-#: loading the OpenSSL binding costs, which is most of a small build's hashing.
-OPENSSL_MD5_FROM = 4 << 20
-
-
-def md5_for(total_bytes: int) -> Callable[[], Any]:
-    """The md5 constructor that hashes ``total_bytes`` soonest, start-up included."""
-    if total_bytes < OPENSSL_MD5_FROM:
-        try:
-            from _md5 import md5 as builtin  # type: ignore[import-not-found]
-
-            return builtin  # type: ignore[no-any-return]
-        except ImportError:  # an interpreter built without it
-            pass
-    import hashlib
-
-    return hashlib.md5
 
 
 def _write_data(

@@ -22,6 +22,7 @@ from .errors import ArchiveError, PackageError
 from .frameworks import validate_framework
 from .manifest import Manifest, dump_manifest, parse_json_object
 from .md5check import Md5Tally, bucket_of, check_md5sums, md5sums_lines
+from .md5check import builtin_md5 as md5  # hashlib's OpenSSL binding costs every install ~4 ms
 from .pkgfile import open_regular
 from .spec import (
     ACCEPTED_PREINSTS,
@@ -34,11 +35,6 @@ from .tarread import COMPRESSIONS, TarMember, TarReader, member_limit, open_stre
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
-
-try:  # CPython's built-in md5: hashlib's OpenSSL binding adds ~4 ms to every install
-    from _md5 import md5  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - interpreters without it
-    from hashlib import md5
 
 
 __all__ = [

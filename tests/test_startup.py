@@ -102,7 +102,7 @@ def test_build_imports_nothing_heavy_and_starts_nothing(tmp_path: Path) -> None:
 
 
 def test_a_big_tree_hashes_with_openssl(tmp_path: Path) -> None:
-    from click_build.build import OPENSSL_MD5_FROM
+    from click_build.md5check import OPENSSL_MD5_FROM
 
     tree = _app(tmp_path)
     (tree / "big.bin").write_bytes(os.urandom(OPENSSL_MD5_FROM))
