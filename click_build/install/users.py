@@ -111,11 +111,18 @@ class Registry:
                 return None
             with directory:
                 return directory.readlink(package)
+        links = self._links_of(root, owner)
+        return None if links is None else links.get(package)
+
+    def _links_of(self, root: str, owner: str) -> dict[str, str] | None:
+        """Every registration in ``root`` for ``owner`` (name -> target, in folder order);
+        None without the folder.  Read once while :meth:`get_manifests` runs."""
+        if self._links is None:
+            return self._read_links(root, owner)
         key = (root, owner)
         if key not in self._links:
             self._links[key] = self._read_links(root, owner)
-        links = self._links[key]
-        return None if links is None else links.get(package)
+        return self._links[key]
 
     def _read_links(self, root: str, owner: str) -> dict[str, str] | None:
         directory = _open_users(self.db, root, owner)
@@ -190,21 +197,14 @@ class Registry:
         for root in reversed(self.db.roots):
             owners = [self.name] if self.name == ALL_USERS else [self.name, ALL_USERS]
             for owner in owners:
-                directory = _open_users(self.db, root, owner)
-                if directory is None:
-                    continue
-                with directory:
-                    for entry in directory.entries():
-                        if entry in seen or entry in hidden or component_problem(entry):
-                            continue
-                        target = directory.readlink(entry)
-                        if target is None:
-                            continue
-                        if target.startswith("@"):
-                            hidden.add(entry)
-                        else:
-                            seen.add(entry)
-                            names.append(entry)
+                for entry, target in (self._links_of(root, owner) or {}).items():
+                    if entry in seen or entry in hidden:
+                        continue
+                    if target.startswith("@"):
+                        hidden.add(entry)
+                    else:
+                        seen.add(entry)
+                        names.append(entry)
         return names
 
     def _overlay_target(self, owner: str, package: str) -> str | None:
