@@ -42,6 +42,7 @@ __all__ = [
     "DataEntry",
     "ScanResult",
     "audit",
+    "audit_data",
     "audit_control",
     "open_click",
     "open_data",
@@ -620,16 +621,16 @@ def audit(
     force_missing_framework: bool = False,
     architecture: str | None = None,
     sink: DataSink | None = None,
-    manifest: Manifest | None = None,
 ) -> tuple[Manifest, ScanResult]:
-    """The full audit of ``verify`` (and, with a sink, the unpack of ``install``).
+    """The full audit of ``verify`` (and, with a sink, the unpack of ``install``)."""
+    manifest = audit_control(pkg, frameworks_dir, force_missing_framework, architecture)
+    return manifest, audit_data(pkg, manifest, sink)
 
-    ``manifest``: what :func:`audit_control` returned for this very ``pkg``
-    (the installer audits the control data before it forks the unpacker);
-    the control data is then not audited twice.
-    """
-    if manifest is None:
-        manifest = audit_control(pkg, frameworks_dir, force_missing_framework, architecture)
+
+def audit_data(pkg: ClickPackage, manifest: Manifest, sink: DataSink | None = None) -> ScanResult:
+    """The data half of :func:`audit`, for ``manifest``, what :func:`audit_control`
+    returned for this very ``pkg`` (the installer audits the control data before it
+    forks the unpacker, which then audits the data as it writes it)."""
     result = scan_data(pkg, sink)
     # The manifest check already refused absolute and '..' hook paths; what is left
     # is a path that reaches outside through the package's own symlinks.
@@ -637,4 +638,4 @@ def audit(
         for hook, target in hooks.items():
             if resolve_in_package(target, result) is None:
                 raise PackageError(f"manifest: hooks.{app}.{hook}: {target!r} leaves the package")
-    return manifest, result
+    return result

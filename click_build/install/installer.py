@@ -301,7 +301,7 @@ class Installer:
         what that audit returned.
         """
         from ..manifest import dump_manifest
-        from ..package import audit
+        from ..package import audit_data
         from .unpack import Unpacker, write_admin_dir
 
         mask = os.umask(0o022)
@@ -310,8 +310,7 @@ class Installer:
             try:
                 unpacker = Unpacker(root_fd, pkg.name, progress.advance)
                 try:
-                    audit(pkg, self.frameworks_dir, True, architecture=dpkg_architecture(),
-                          sink=unpacker, manifest=manifest)
+                    audit_data(pkg, manifest, sink=unpacker)
                     write_admin_dir(root_fd, pkg,
                                     dump_manifest(pkg.manifest_data).encode("utf-8"))
                     unpacker.finish()
