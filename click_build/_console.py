@@ -13,6 +13,7 @@ import time
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
 
@@ -87,11 +88,17 @@ class Progress:
     Redraws are rate-limited so progress never costs measurable time.
     """
 
-    def __init__(self, label: str, total: int, stream: TextIO | None = None) -> None:
+    def __init__(self, label: str, total: int | Callable[[], int],
+                 stream: TextIO | None = None) -> None:
+        """``total`` may be a function: it is called only when the progress is shown
+        (counting can mean reading, which a run without a terminal need not pay for)."""
         self.label = label
-        self.total = total
         self.stream = stream or sys.stderr
-        self.enabled = not _quiet and self.stream.isatty() and total > 0
+        shown = not _quiet and self.stream.isatty()
+        if callable(total):
+            total = total() if shown else 0
+        self.total = total
+        self.enabled = shown and total > 0
         self._last = 0.0
         self._count = 0
 

@@ -340,3 +340,35 @@ def test_list_reads_each_registration_folder_once(tmp_path: Path) -> None:
         counts[apps] = sum(f'"{user}", O_RDONLY' in line and "ENOENT" not in line
                            for line in log.read_text().splitlines())
     assert counts[2] == counts[8] > 0, counts
+
+
+def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    """The unpacking shows "[i/N] unpacking NAME" on a terminal (N: the package's files,
+    counted only then); through a pipe it prints no progress at all."""
+    import pty
+
+    env = make_env(tmp_path / "env")
+    files = {f"f{i}.txt": "x\n" for i in range(3)}
+    package = make_click(tmp_path / "pkgs", "com.example.shown", files=files)
+    args = [*CLICK_BUILD, "install", f"--root={env.root}", "--allow-unauthenticated",
+            f"--user={current_user()}", str(package)]
+    piped = subprocess.run(args, capture_output=True, text=True,
+                           env={**os.environ, **env.vars()}, check=True)
+    assert "unpacking" not in piped.stdout + piped.stderr
+    shutil.rmtree(env.root)
+    env = make_env(tmp_path / "env")
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - child
+        os.execve(args[0], args, {**os.environ, **env.vars()})
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, shown
+    assert b"[4/4] unpacking com.example.shown" in shown  # 3 files and app.desktop

@@ -305,7 +305,9 @@ class Installer:
         from .unpack import Unpacker, write_admin_dir
 
         mask = os.umask(0o022)
-        files = sum(chunk.count(b"\n") for chunk in pkg.md5sums_chunks())
+        def files() -> int:  # one md5sums line per file: read again only for a terminal
+            return sum(chunk.count(b"\n") for chunk in pkg.md5sums_chunks())
+
         with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
             try:
                 unpacker = Unpacker(root_fd, pkg.name, progress.advance)
