@@ -250,10 +250,11 @@ def run() -> NoReturn:
     try:
         status = main()
     except SystemExit as e:  # argparse's --help, --version and usage errors
-        code = e.code
-        status = code if isinstance(code, int) else 0 if code is None else 1
-        if not isinstance(code, (int, type(None))):
-            sys.stderr.write(f"{code}\n")
+        if e.code is None or isinstance(e.code, int):
+            status = e.code or 0
+        else:  # a message: printed as Python prints it
+            sys.stderr.write(f"{e.code}\n")
+            status = 1
     end_process(status)
 
 
