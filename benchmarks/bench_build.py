@@ -74,13 +74,16 @@ def ar_members(path: Path) -> dict[str, int]:
 
 
 def measure_output(out: Path) -> Callable[[int, Samples], None]:
+    """The size of the one package in ``out`` and of its data.tar member (a bare
+    ``.tar.gz``, the pigz reference's output, is all data)."""
     def after(_round: int, samples: Samples) -> None:
-        produced = [p for p in out.iterdir() if p.suffix in (".click", ".deb")]
+        produced = [p for p in out.iterdir()
+                    if p.suffix in (".click", ".deb") or p.name.endswith(".tar.gz")]
         if len(produced) != 1:
             raise SystemExit(f"expected one package in {out}, found {produced}")
         samples.sizes.append(produced[0].stat().st_size)
-        data = next(v for k, v in ar_members(produced[0]).items() if k.startswith("data.tar"))
-        samples.extra["data"] = data
+        samples.extra["data"] = produced[0].stat().st_size if produced[0].suffix == ".gz" else \
+            next(v for k, v in ar_members(produced[0]).items() if k.startswith("data.tar"))
     return after
 
 
@@ -98,15 +101,6 @@ def tool(label: str, argv: list[str | Path], out: Path, cwd: Path | None = None)
 PIGZ = "tar | pigz -9 (data only)"
 
 
-def measure_tarball(out: Path) -> Callable[[int, Samples], None]:
-    """The size of the one ``.tar.gz`` in ``out``: its data is the whole output."""
-    def after(_round: int, samples: Samples) -> None:
-        (produced,) = out.glob("*.tar.gz")
-        samples.sizes.append(produced.stat().st_size)
-        samples.extra["data"] = produced.stat().st_size
-    return after
-
-
 def pigz_tool(app: Path, out: Path) -> Tool | None:
     """The pigz reference: the tree's tar (as dpkg-deb makes it) through ``pigz -9`` on
     every core, the parallel compressor click-build's gzip writer works like.  It
@@ -118,7 +112,7 @@ def pigz_tool(app: Path, out: Path) -> Tool | None:
     script = ('tar -C "$1" --exclude=./DEBIAN --sort=name --owner=0 --group=0 -cf - . '
               f'| "$2" -9 -p {os.cpu_count() or 1} > "$3/data.tar.gz"')
     return Tool(PIGZ, lambda r: (["sh", "-c", script, "sh", app, pigz, out], out),
-                measure_tarball(out), emptied(out))
+                measure_output(out), emptied(out))
 
 
 def tree_tools(ours: Path, app: Path, out: Path, original: bool,
