@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, assert_clean_error, need
+from conftest import CLICK_BUILD, assert_clean_error, need, read_to_end
 from install_support import (
     Env,
     check_invariants,
@@ -360,15 +360,7 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - child
         os.execve(args[0], args, {**os.environ, **env.vars()})
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown = read_to_end(fd)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, shown
     assert b"[4/4] unpacking com.example.shown" in shown  # 3 files and app.desktop

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
+from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, read_to_end, run
 
 from click_build import __version__
 from click_build.new import answer_problems, list_templates
@@ -423,13 +423,7 @@ def answer_on_terminal(args: list[str], answers: list[str]) -> int:
                 output += chunk
             os.write(fd, answer.encode() + b"\r")
             output = b""
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
+        read_to_end(fd)
     finally:
         _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
