@@ -227,26 +227,12 @@ def end_process(status: int) -> NoReturn:
     os._exit(status)
 
 
-def _untranslated(message: str) -> str:
-    return message
-
-
-def _untranslated_plural(singular: str, plural: str, n: int) -> str:
-    return singular if n == 1 else plural
-
-
 def run() -> NoReturn:
-    """The ``click-build`` command and ``python -m click_build``."""
+    """Run the command line on ``sys.argv`` and end the process (see :func:`end_process`);
+    ``click_build.__main__.main`` calls it, after loading argparse untranslated."""
     for name in ("stdout", "stderr"):
         if getattr(sys, name) is None:  # started with the descriptor closed (cmd >&-)
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
-    # argparse passes its few fixed strings ("usage: ", "options") through gettext,
-    # which imports locale and searches the locale folders for a catalogue on every
-    # call: 1.5 ms of a trivial install, for words no Debian or Ubuntu package
-    # translates.  Our messages are English, so argparse's stay English too.  Only
-    # this process's own entry point does this: importers of the library keep theirs.
-    argparse._ = _untranslated  # type: ignore[attr-defined]
-    argparse.ngettext = _untranslated_plural  # type: ignore[attr-defined]
     try:
         status = main()
     except SystemExit as e:  # argparse's --help, --version and usage errors

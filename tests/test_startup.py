@@ -48,6 +48,8 @@ def hook(event, args):
         os.write(out, ("event " + event + "\\n").encode())
 sys.addaudithook(hook)
 import runpy
+import click_build.__main__
+click_build.__main__.untranslated_argparse()  # as main() does first: gettext stays unloaded
 import click_build.cli
 click_build.cli.end_process = sys.exit  # come back here, not end the process at once
 sys.argv = ["click-build", *sys.argv[2:]]
@@ -135,5 +137,23 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert (version / "main.qml").stat().st_uid == pwd.getpwnam("clickpkg").pw_uid  # dropped
     assert "click_build.install.installer" in modules
     assert sorted(modules & HEAVY) == []
-    assert "locale" not in modules  # argparse's strings skip gettext in our own process
+    assert not {"locale", "gettext"} & modules  # argparse's strings skip gettext in our own process
     assert events == ["os.fork"]
+
+
+def test_the_entry_point_leaves_gettext_whole_for_later_importers() -> None:
+    """argparse loads against a stand-in gettext; the real module is still there to
+    import afterwards, and a library importer's argparse keeps translating."""
+    entry = ("import sys, click_build.__main__ as m\n"
+             "m.untranslated_argparse()\n"
+             "assert 'gettext' not in sys.modules, 'the stand-in stayed'\n"
+             "import argparse, gettext\n"
+             "assert callable(gettext.translation), gettext\n"
+             "assert argparse._('usage: ') == 'usage: '\n")
+    library = ("import click_build.cli, argparse, gettext\n"
+               "assert argparse._ is gettext.gettext\n")
+    for code in (entry, library):
+        result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                                text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+                                check=False)
+        assert result.returncode == 0, result.stderr
