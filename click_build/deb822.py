@@ -13,8 +13,11 @@ from .errors import PackageError
 
 __all__ = ["MAX_DIGITS", "parse_control", "parse_simple", "whole_number"]
 
-_FIELD = re.compile(r"([^:\s]+)\s*:\s(\S.*?)\s*")
-_CONTROL_FIELD = re.compile(r"([!-9;-~][!-9;-~]*):[ \t]*(.*?)[ \t]*")
+# Compiled on first use by re's cache: an install reads no hook or framework file
+# unless there is one, and compiling costs every command's start-up.
+_FIELD = r"([^:\s]+)\s*:\s(\S.*?)\s*"
+#: What a control field's name is made of: printable ASCII but ':' (dpkg's rule).
+_NAME_CHARS = "".join(chr(c) for c in range(ord("!"), ord("~") + 1) if chr(c) != ":")
 #: Digits a number may have: up to 10**18, far above any size or count.
 MAX_DIGITS = 18
 
@@ -36,7 +39,7 @@ def parse_simple(text: str) -> dict[str, str]:
     for line in text.split("\n"):
         if not line.strip():
             break
-        m = _FIELD.fullmatch(line.strip())
+        m = re.fullmatch(_FIELD, line.strip())
         if m:
             data[m.group(1).lower()] = m.group(2)
     return data
@@ -64,13 +67,12 @@ def parse_control(text: str, source: str = "control") -> dict[str, str]:
                 raise PackageError(f"{source}: continuation line before any field (line {number})")
             fields[current] += "\n" + line[1:]
             continue
-        m = _CONTROL_FIELD.fullmatch(line)
-        if not m:
+        name, colon, value = line.partition(":")  # `Name: value`, blanks and tabs around the value
+        if not colon or not name or name.strip(_NAME_CHARS):
             raise PackageError(f"{source}: line {number} is not a 'Field: value' line")
-        name = m.group(1)
         if name.lower() in seen:
             raise PackageError(f"{source}: field {name} appears twice")
         seen.add(name.lower())
-        fields[name] = m.group(2)
+        fields[name] = value.strip(" \t")
         current = name
     return fields

@@ -6,13 +6,12 @@ Shared by ``verify`` and the installer, so it lives in the core.
 from __future__ import annotations
 
 import os
-import re
 
 from . import _console
 from ._record import Record
 from .deb822 import parse_simple
 from .errors import FrameworkError
-from .manifest import FRAMEWORK_RE
+from .manifest import FRAMEWORK_RULE
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -27,7 +26,6 @@ __all__ = [
 ]
 
 DEFAULT_FRAMEWORKS_DIR = "/usr/share/click/frameworks"
-_NAME = re.compile(FRAMEWORK_RE)  # the manifest's rule (fullmatch: '$' takes a final newline)
 
 
 class Framework(Record):
@@ -49,7 +47,7 @@ def frameworks_dir(override: str | os.PathLike[str] | None = None) -> str:
 
 
 def read_framework(name: str, directory: str | os.PathLike[str]) -> Framework | None:
-    if not _NAME.fullmatch(name):
+    if not FRAMEWORK_RULE.fullmatch(name):
         return None
     try:
         with open(os.path.join(directory, f"{name}.framework"), encoding="utf-8",
@@ -86,7 +84,7 @@ def validate_framework(value: str, directory: str | os.PathLike[str],
             )
         if "(" in name or " " in name:
             raise FrameworkError(f'Version relationship in framework "{value}" not yet allowed')
-        if not _NAME.fullmatch(name):
+        if not FRAMEWORK_RULE.fullmatch(name):
             raise FrameworkError(f'Could not parse framework "{value}"')
         names.append(name)
     missing = []

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from . import _console
+from . import _console, charpattern
 from ._record import Record
 from .deb822 import whole_number
 from .errors import ManifestError
@@ -50,6 +50,12 @@ HOOK_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9+._-]*$"
 FRAMEWORK_RE = r"^[a-z0-9][a-z0-9.+-]*$"
 ARCH_RE = r"^[a-z0-9][a-z0-9-]*$"
 MAINTAINER_RE = r"^[^<>\n]*[^<>\s] <[^<>@\s]+@[^<>\s]+>$"
+# The naming rules, matched without compiling a regex per process (charpattern's note).
+NAME_RULE = charpattern.compile(NAME_RE)
+APP_NAME_RULE = charpattern.compile(APP_NAME_RE)
+HOOK_NAME_RULE = charpattern.compile(HOOK_NAME_RE)
+FRAMEWORK_RULE = charpattern.compile(FRAMEWORK_RE)
+ARCH_RULE = charpattern.compile(ARCH_RE)
 VERSION_PATTERN = r"^([0-9]+:)?[0-9][A-Za-z0-9.+~:-]*(-[A-Za-z0-9.+~]+)?$"
 
 #: Keys the format defines; anything else is allowed but may be a typo.
@@ -100,7 +106,7 @@ def hook_path_problem(path: object) -> str | None:
 def _check_name(value: object, p: Problems) -> None:
     if not isinstance(value, str):
         p.error("name", "must be a string")
-    elif not re.fullmatch(NAME_RE, value):
+    elif not NAME_RULE.fullmatch(value):
         p.error(
             "name",
             f"{value!r} is not a valid package name: use lower-case letters, digits, "
@@ -128,7 +134,7 @@ def _check_framework(value: object, p: Problems) -> None:
             p.error("framework", f"alternatives ('|') are not allowed: {value!r}")
         elif "(" in name or ")" in name or " " in name:
             p.error("framework", f"version relations are not allowed: {name!r}")
-        elif not re.fullmatch(FRAMEWORK_RE, name):
+        elif not FRAMEWORK_RULE.fullmatch(name):
             p.error("framework", f"{name!r} is not a valid framework name")
 
 
@@ -158,14 +164,14 @@ def _check_icon(value: object, p: Problems) -> None:
 
 def _check_architecture(value: object, p: Problems) -> None:
     if isinstance(value, str):
-        if not re.fullmatch(ARCH_RE, value) or value == "multi":
+        if not ARCH_RULE.fullmatch(value) or value == "multi":
             p.error("architecture", f"{value!r} is not 'all' or a Debian architecture name")
         return
     if isinstance(value, list):
         if not value:
             p.error("architecture", "a list of architectures must not be empty")
         for i, arch in enumerate(value):
-            if not isinstance(arch, str) or not re.fullmatch(ARCH_RE, arch):
+            if not isinstance(arch, str) or not ARCH_RULE.fullmatch(arch):
                 p.error(f"architecture[{i}]", f"{arch!r} is not a Debian architecture name")
             elif arch in ("all", "multi"):
                 p.error(f"architecture[{i}]", f"{arch!r} cannot appear in a list")
@@ -181,13 +187,13 @@ def _check_hooks(value: object, p: Problems) -> None:
         return
     for app, hooks in value.items():
         where = f"hooks.{_shown(app)}"
-        if not re.fullmatch(APP_NAME_RE, app):
+        if not APP_NAME_RULE.fullmatch(app):
             p.error(where, f"app name {app!r} may only contain letters, digits, '+', '.' and '-'")
         if not isinstance(hooks, dict):
             p.error(where, "must be an object mapping hook names to files")
             continue
         for hook, target in hooks.items():
-            if not re.fullmatch(HOOK_NAME_RE, hook):
+            if not HOOK_NAME_RULE.fullmatch(hook):
                 p.error(f"{where}.{_shown(hook)}", f"hook name {hook!r} is not valid")
             problem = hook_path_problem(target)
             if problem:

@@ -8,7 +8,6 @@ to newer versions, the audit refuses a Click-Version newer than ours).
 from __future__ import annotations
 
 import functools
-import re
 
 from ._record import Record
 from .deb822 import whole_number
@@ -18,9 +17,12 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 
 __all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
 
-_EPOCH = re.compile(r"([0-9]{1,18}):")  # not \d, which takes every script's digits
-_UPSTREAM_CHARS = re.compile(r"[A-Za-z0-9.+~:-]*")  # fullmatch: '$' takes a final newline
-_REVISION_CHARS = re.compile(r"[A-Za-z0-9.+~]*")
+# Character sets, checked with str.strip (a string is made only of a set's characters
+# when stripping them leaves nothing): compiling regexes costs every command start-up.
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_UPSTREAM_CHARS = _ALNUM + ".+~:-"
+_REVISION_CHARS = _ALNUM + ".+~"
+_EPOCH_DIGITS = 18
 
 
 class DebianVersion(Record):
@@ -33,16 +35,7 @@ class DebianVersion(Record):
         problem = version_problem(text)
         if problem:
             raise ValueError(problem)
-        epoch = 0
-        rest = text
-        m = _EPOCH.match(text)
-        if m:
-            epoch = int(m.group(1))
-            rest = text[m.end() :]
-        upstream, sep, revision = rest.rpartition("-")
-        if not sep:
-            upstream, revision = rest, ""
-        return cls(epoch, upstream, revision)
+        return cls(*_split(text))
 
     def __str__(self) -> str:
         out = f"{self.epoch}:" if self.epoch else ""
@@ -72,20 +65,19 @@ def version_problem(text: str) -> str | None:
         return "upstream version must not be empty"
     if not _isdigit(upstream[0]):
         return f"upstream version {upstream!r} must start with a digit"
-    if not _UPSTREAM_CHARS.fullmatch(upstream):
+    if upstream.strip(_UPSTREAM_CHARS):
         return (
             f"upstream version {upstream!r} may only contain letters, digits "
             "and . + ~ - :"
         )
-    if revision and not _REVISION_CHARS.fullmatch(revision):
+    if revision.strip(_REVISION_CHARS):
         return f"revision {revision!r} may only contain letters, digits and . + ~"
     return None
 
 
 def epochless(version: str) -> str:
     """The version without its epoch, as used in package file names."""
-    m = _EPOCH.match(version)
-    return version[m.end():] if m else version
+    return _split_epoch(version)[1]
 
 
 def _isdigit(c: str) -> bool:
@@ -133,10 +125,16 @@ def _compare_part(a: str, b: str) -> int:
     return 0
 
 
+def _split_epoch(text: str) -> tuple[int, str]:
+    """(epoch, the rest): an epoch is 1 to 18 ASCII digits before the first ':'."""
+    digits, colon, rest = text.partition(":")
+    if colon and 0 < len(digits) <= _EPOCH_DIGITS and not digits.strip("0123456789"):
+        return int(digits), rest
+    return 0, text
+
+
 def _split(text: str) -> tuple[int, str, str]:
-    m = _EPOCH.match(text)
-    epoch = int(m.group(1)) if m else 0
-    rest = text[m.end() :] if m else text
+    epoch, rest = _split_epoch(text)
     upstream, sep, revision = rest.rpartition("-")
     if not sep:
         return epoch, rest, ""

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 DEFAULT_HOOKS_DIR = "/usr/share/click/hooks"
-_EXPANSION = re.compile(r"\$(?:\$|\{(.*?)\})")
+_EXPANSION = r"\$(?:\$|\{(.*?)\})"  # compiled on first use (re's cache), where a hook runs
 
 
 def hooks_dir(override: str | None = None) -> str:
@@ -59,7 +59,7 @@ def hooks_dir(override: str | None = None) -> str:
 
 def _segments(fmt: str) -> Iterator[tuple[bool, str]]:
     last = 0
-    for m in _EXPANSION.finditer(fmt):
+    for m in re.finditer(_EXPANSION, fmt):
         start = m.start()
         key = m.group(1)
         if key is None:  # "$$" -> "$"

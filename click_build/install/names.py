@@ -7,7 +7,7 @@ through here before it is joined into a path.  A component must be a single
 name the file system can hold: not empty, not ``.`` or ``..``, no ``/``, no
 NUL or other control character (a trailing newline included), valid UTF-8,
 and at most ``NAME_MAX`` (255) bytes.  Package names, versions and app names
-must also follow the format's own rules (``re.fullmatch``: a ``$`` anchor
+must also follow the format's own rules, matched whole (a regex's ``$`` anchor
 would let a trailing newline through).
 
 The installer's own temporary and scratch names have a fixed length (see
@@ -17,7 +17,6 @@ The installer's own temporary and scratch names have a fixed length (see
 from __future__ import annotations
 
 import os
-import re
 import time
 
 from ..errors import InstallError
@@ -85,14 +84,14 @@ def check_package(name: str, what: str = "package name") -> str:
     """A package name as the format defines it (it becomes ``ROOT/NAME`` and
     ``VERSION/.click/info/NAME.manifest``: 246 bytes at most)."""
     # The format's rule, loaded only when a name is checked (start-up cost).
-    from ..manifest import NAME_RE
+    from ..manifest import NAME_RULE
 
     check_component(name, what)
     size, most = len(name.encode("utf-8")), NAME_MAX - len(".manifest")
     if size > most:  # VERSION/.click/info/NAME.manifest must fit as well
         raise InstallError(f"{what} {_show(name)} is {size} bytes long; with '.manifest' "
                            f"it must fit in a file name: {most} bytes at most")
-    if not re.fullmatch(NAME_RE, name):
+    if not NAME_RULE.fullmatch(name):
         raise InstallError(
             f"{what} {_show(name)} is not a valid package name (lower-case letters, digits, "
             "'.', '+' and '-', starting with a letter or digit)")
@@ -112,10 +111,10 @@ def check_version(version: str, what: str = "version") -> str:
 
 def check_app(app: str) -> str:
     """An app name of a manifest's ``hooks`` (it becomes part of ``NAME_APP_VERSION``)."""
-    from ..manifest import APP_NAME_RE
+    from ..manifest import APP_NAME_RULE
 
     check_component(app, "app name")
-    if not re.fullmatch(APP_NAME_RE, app):
+    if not APP_NAME_RULE.fullmatch(app):
         raise InstallError(
             f"app name {_show(app)} may only contain letters, digits, '+', '.' and '-'")
     return app
