@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from .archive import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
-from .signing.verify import NO_SIGNATURE, Verified, verify_members
+from .signing.verdict import NO_SIGNATURE, Verified, unsigned
+from .spec import SIGNATURE_PREFIX
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -54,6 +55,8 @@ def check_package_signature(
     unsigned package, or one signed by an unknown key, passes with a warning,
     as in the original; a bad or tampered signature never does.
     """
+    from .signing.verify import verify_members
+
     verify_members(pkg.file, pkg.members, pkg.path, keyrings, allow_unauthenticated)
 
 
@@ -92,6 +95,10 @@ def _check_open(f: BinaryIO, where: str, keyrings: Sequence[str | os.PathLike[st
             f"Signature verification error: {where}: {e}: trailing or damaged data, the "
             "file is not the package that was built or signed"
         ) from None
+    if not any(m.name.startswith(SIGNATURE_PREFIX) for m in members):
+        return unsigned(where, allow)  # the signature machinery is loaded only when needed
+    from .signing.verify import verify_members
+
     return verify_members(f, members, where, keyrings, allow)
 
 

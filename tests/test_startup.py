@@ -138,6 +138,7 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert "click_build.install.installer" in modules
     assert sorted(modules & HEAVY) == []
     assert not {"locale", "gettext"} & modules  # argparse's strings skip gettext in our own process
+    assert "click_build.signing.verify" not in modules  # an unsigned package needs no gpg plumbing
     assert events == ["os.fork"]
 
 

@@ -22,12 +22,13 @@ import time
 from collections.abc import Sequence
 from functools import partial
 
-from .. import _console
-from .._record import Record
 from ..archive import ArMember
 from ..errors import SignatureError
 from ..spec import SIGNATURE_PREFIX
 from .layout import send_members, signature_members, signed_layout
+from .verdict import ERR as _ERR
+from .verdict import NO_SIGNATURE, Verified, unsigned
+from .verdict import untrusted as _untrusted
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -41,31 +42,9 @@ if TYPE_CHECKING:  # the gpg plumbing loads only for packages that carry a signa
 __all__ = ["MAX_SIGNATURE_SIZE", "NO_SIGNATURE", "Verified", "verify_members"]
 
 MAX_SIGNATURE_SIZE = 64 * 1024
-NO_SIGNATURE = "debsig: Origin Signature check failed. This deb might not be signed."
-_ERR = "Signature verification error: "
 ORIGIN = "origin"
-
-
-class Verified(Record):
-    """The outcome of a check that did not fail."""
-
-    trusted: bool  # False: accepted only because unauthenticated packages were allowed
-    fingerprint: str = ""
-    user_id: str = ""
-    reason: str = ""  # why an accepted package is not trusted
-
-
 def _date(ts: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts)) if ts else "an unknown date"
-
-
-def _untrusted(reason: str, allow: bool, fix: str = "") -> Verified:
-    """Refuse (saying how to fix it), or accept with a short warning when allowed."""
-    if not allow:
-        raise SignatureError(reason + fix)
-    _console.warn(f"{reason.removeprefix(_ERR).removeprefix(NO_SIGNATURE + ' ')}; "
-                  "accepted (--allow-unauthenticated)")
-    return Verified(False, reason=reason)
 
 
 def _read_signature(f: BinaryIO, member: ArMember, where: str) -> tuple[bytes, SignaturePacket]:
@@ -128,11 +107,7 @@ def verify_members(
         others = f" (it has only {', '.join(m.name for m in sigs)})" if sigs else ""
         if sigs:
             signed_layout(members, where)  # tampering is refused even when unsigned is allowed
-        return _untrusted(
-            f"{_ERR}{NO_SIGNATURE} {where} has no _gpgorigin signature{others}",
-            allow_unauthenticated,
-            "; sign it with 'click-build sign' or pass --allow-unauthenticated",
-        )
+        return unsigned(where, allow_unauthenticated, others)
     from .gpg import gpgv_verify
     from .keyrings import describe_sources, trusted_keyrings
 
