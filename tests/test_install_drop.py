@@ -69,3 +69,68 @@ def test_root_installs_as_clickpkg_what_every_compression_needs_loaded(
     assert (version / "qml" / "Main.qml").stat().st_uid == clickpkg  # unpacked after the drop
     assert (version / ".click/info/com.example.crafted.list").read_text() == \
         "/.\n/app.desktop\n/qml\n/qml/Main.qml\n"
+
+
+#: ``click-build ARGS`` in this interpreter with the unpacking child made to misbehave
+#: (argv[1]: how); prints how many child processes, zombies included, are left.
+MISBEHAVING_CHILD = """
+import os, signal, sys
+import click_build.install.installer as installer
+from click_build.errors import InstallError
+
+how, real = sys.argv[1], installer.Installer._unpack
+def unpack(self, *args, **kwargs):  # runs in the child, after the drop
+    if how == "killed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if how == "ends-early":
+        os._exit(0)  # status 0, but it never said the tree was complete
+    if how == "refuses":
+        raise InstallError("qml/Main.qml: refused by the unpacker")
+    real(self, *args, **kwargs)
+installer.Installer._unpack = unpack
+from click_build.cli import main
+code = main(sys.argv[2:])
+left = 0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            left += f.read().rsplit(")", 1)[1].split()[1] == str(os.getpid())
+    except OSError:
+        pass
+print("children left:", left)
+sys.exit(code)
+"""
+
+
+@pytest.mark.root
+@pytest.mark.parametrize(("how", "error"), [
+    ("works", None),
+    ("killed", "click-build: error: the unpacking process was killed by signal 9"),
+    ("ends-early", "click-build: error: unpacking failed"),
+    ("refuses", "click-build: error: qml/Main.qml: refused by the unpacker"),
+])
+def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
+        tmp_path: Path, how: str, error: str | None) -> None:
+    """The parent goes on when the child says the tree is complete, without waiting for
+    its teardown; anything else (a signal, an exit without that word, an error) fails
+    the install with one line, leaves nothing installed and no zombie behind."""
+    if os.geteuid() != 0:
+        pytest.skip("only root drops to clickpkg")
+    env = make_env(tmp_path)
+    pkg = _package(tmp_path / "app.click", "gz")
+    root = tmp_path / "root"
+    result = subprocess.run(
+        [sys.executable, "-c", MISBEHAVING_CHILD, how, "install", f"--root={root}",
+         "--allow-unauthenticated", str(pkg)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env.vars()})
+    assert "children left: 0" in result.stdout
+    assert "Traceback" not in result.stderr
+    installed = root / "com.example.crafted" / "current"
+    if error is None:
+        assert result.returncode == 0, result.stderr
+        assert (installed / "qml" / "Main.qml").read_bytes() == b"Item {}\n"
+    else:
+        assert result.returncode == 1
+        assert result.stderr.splitlines()[-1] == error
+        assert not installed.exists()
+        assert os.listdir(root / ".click" / "tmp") == []

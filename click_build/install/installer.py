@@ -110,6 +110,10 @@ def logged_in_users() -> list[str]:
     return names
 
 
+#: What the unpacking child sends, alone, when the tree is complete.
+_UNPACKED = b"\0unpacked\n"
+
+
 class _Relayed(ClickError):
     """An error raised in the unpacking child, carried to the parent."""
 
@@ -243,13 +247,14 @@ class Installer:
         self._check_free_space(pkg, root)
         scratch = lock.scratch_dir("unpack")
         retired = temp_name("replaced")
+        child: int | None = None  # the unpacking process, once it said it was done
         try:
             chown_to(scratch, self._owner, tmp.fd)
             scratch_dir = tmp.open(scratch)
             assert scratch_dir is not None
             with scratch_dir:
                 if self._owner is not None:
-                    self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
+                    child = self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
                 else:
                     self._unpack(pkg, manifest, scratch_dir.fd)
             in_overlay = root.open(name, version) if root.is_dir(name) else None
@@ -273,6 +278,8 @@ class Installer:
         finally:
             tmp.remove(scratch)
             tmp.remove(retired)
+            if child is not None:
+                os.waitpid(child, 0)  # reaped: it has ended by now
         _console.debug(f"installed {name} {version} in {root.join(name, version)}")
         package_install_hooks(self.db, name, old, version, None, self.hooks_dir, lock)
         self._log(lock, "install", pkg, old)
@@ -322,8 +329,9 @@ class Installer:
                 os.umask(mask)
         _console.debug(f"unpacked {pkg.name} {pkg.version}: {unpacker.entries} entries")
 
-    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int) -> None:
-        """Run :meth:`_unpack` in a child that has become ``clickpkg``.
+    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int) -> int:
+        """Run :meth:`_unpack` in a child that has become ``clickpkg``; return the
+        child's pid, for the caller to reap (it may still be ending).
 
         A fork, not an exec: the child inherits the package snapshot and the
         scratch directory's fd, parses the untrusted archive without root, and
@@ -365,21 +373,24 @@ class Installer:
                 report = f"unpacking failed: {type(e).__name__}: {e}".encode("utf-8", "replace")
             finally:
                 try:
-                    view = memoryview(report)
+                    view = memoryview((_UNPACKED if code == 0 else b"") + report)
                     while view:
                         view = view[os.write(write_fd, view):]
+                    # The parent goes on at this end of file, not after this process's
+                    # teardown (unmapping every page it shares: about a millisecond).
+                    os.close(write_fd)
                 finally:
                     os._exit(code)
         os.close(write_fd)
-        chunks = []
         with os.fdopen(read_fd, "rb") as pipe:
-            chunks.append(pipe.read())
+            said = pipe.read()
+        if said == _UNPACKED:
+            return pid
         _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
             raise InstallError(f"the unpacking process was killed by signal {os.WTERMSIG(status)}")
-        if os.WEXITSTATUS(status) != 0:
-            text = b"".join(chunks).decode("utf-8", "replace")
-            raise _Relayed(text.splitlines() or ["unpacking failed"])
+        text = said.removeprefix(_UNPACKED).decode("utf-8", "replace")
+        raise _Relayed(text.splitlines() or ["unpacking failed"])
 
     def _log(self, lock: DatabaseLock, action: str, pkg: ClickPackage, old: str | None) -> None:
         from .unpack import log_line
