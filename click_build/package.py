@@ -15,7 +15,7 @@ import os
 import stat
 
 from ._record import Record
-from .archive import ArMember, MemberReader, read_ar_members
+from .arread import ArMember, MemberReader, read_ar_members
 from .datatree import DIR, EXEC, FILE, SYMLINK, TreeCheck, path_problem, shown
 from .deb822 import parse_control, whole_number
 from .errors import ArchiveError, PackageError

@@ -17,7 +17,7 @@ import io
 import os
 from collections.abc import Sequence
 
-from .archive import AR_MAGIC, read_ar_members
+from .arread import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
 from .signing.verdict import NO_SIGNATURE, Verified, unsigned
 from .spec import SIGNATURE_PREFIX

@@ -139,6 +139,7 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert sorted(modules & HEAVY) == []
     assert not {"locale", "gettext"} & modules  # argparse's strings skip gettext in our own process
     assert "click_build.signing.verify" not in modules  # an unsigned package needs no gpg plumbing
+    assert "click_build.archive" not in modules  # the writers: an install only reads (arread)
     assert events == ["os.fork"]
 
 

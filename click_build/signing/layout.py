@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 
 from .._record import Record
-from ..archive import ArMember
+from ..arread import ArMember
 from ..errors import ArchiveError, SignatureError
 from ..spec import SIGNATURE_PREFIX
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 
-from ..archive import ArMember
+from ..arread import ArMember
 from ..errors import SignatureError
 from ..spec import SIGNATURE_PREFIX
 from .layout import send_members, signature_members, signed_layout
