@@ -88,6 +88,12 @@ def unpack(self, *args, **kwargs):  # runs in the child, after the drop
         raise InstallError("qml/Main.qml: refused by the unpacker")
     real(self, *args, **kwargs)
 installer.Installer._unpack = unpack
+real_waitpid = os.waitpid
+def waitpid(pid, options):  # in the parent: was the tree in place before the child was reaped?
+    current = os.path.join(sys.argv[3].removeprefix("--root="), "com.example.crafted", "current")
+    print("in place when reaped:", os.path.lexists(current))
+    return real_waitpid(pid, options)
+os.waitpid = waitpid
 from click_build.cli import main
 code = main(sys.argv[2:])
 left = 0
@@ -112,7 +118,7 @@ sys.exit(code)
 def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
         tmp_path: Path, how: str, error: str | None) -> None:
     """The parent goes on when the child says the tree is complete, without waiting for
-    its teardown; anything else (a signal, an exit without that word, an error) fails
+    its teardown (it reaps the child once the tree is in place); anything else (a signal, an exit without that word, an error) fails
     the install with one line, leaves nothing installed and no zombie behind."""
     if os.geteuid() != 0:
         pytest.skip("only root drops to clickpkg")
@@ -129,6 +135,8 @@ def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
     if error is None:
         assert result.returncode == 0, result.stderr
         assert (installed / "qml" / "Main.qml").read_bytes() == b"Item {}\n"
+        # its teardown overlapped the parent's work: it was reaped once the tree was in place
+        assert "in place when reaped: True" in result.stdout
     else:
         assert result.returncode == 1
         assert result.stderr.splitlines()[-1] == error

@@ -41,6 +41,31 @@ def test_behaves_like_a_namedtuple() -> None:
         p.x = 1  # type: ignore[misc]
 
 
+def test_binds_arguments_as_a_namedtuple_does() -> None:
+    import pickle
+
+    assert Point(1, label="q") == (1, 0, "q") and Point(y=2, x=1) == (1, 2, "p")
+    for call, message in [(lambda: Point(), "missing required argument: 'x'"),
+                          (lambda: Point(1, 2, "a", 4), "takes 3 positional arguments"),
+                          (lambda: Point(1, x=2), "multiple values for argument 'x'"),
+                          (lambda: Point(1, z=2), "unexpected keyword argument 'z'")]:
+        with pytest.raises(TypeError, match=message):
+            call()
+    p = Point._make([5, 6, "r"])
+    assert type(p) is Point and p._asdict() == {"x": 5, "y": 6, "label": "r"}
+    with pytest.raises(TypeError, match="Expected 3 arguments, got 2"):
+        Point._make([1, 2])
+    with pytest.raises(ValueError, match="unexpected field names"):
+        p._replace(z=1)
+    assert pickle.loads(pickle.dumps(p)) == p and type(pickle.loads(pickle.dumps(p))) is Point
+    match p:
+        case Point(x, y):
+            assert (x, y) == (5, 6)
+        case _:
+            pytest.fail("positional match")
+    assert Point.x.__doc__ == "Alias for field number 0" and p[2] == p.label == "r"
+
+
 def test_defaults_must_come_last() -> None:
     with pytest.raises(TypeError, match="without a default"):
         class Bad(Record):  # noqa: F841
