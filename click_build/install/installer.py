@@ -358,10 +358,12 @@ class Installer:
             code, report = 1, b""
             try:
                 os.close(read_fd)
-                terminal = os.fdopen(os.dup(2), "w")  # for progress only
+                # progress only, and only a terminal shows it
+                terminal = os.fdopen(os.dup(2), "w") if os.isatty(2) else None
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
-                _close_all_but({0, 1, 2, pkg.file.fileno(), root_fd, write_fd, terminal.fileno()})
+                kept = {0, 1, 2, pkg.file.fileno(), root_fd, write_fd}
+                _close_all_but(kept | ({terminal.fileno()} if terminal is not None else set()))
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
