@@ -65,12 +65,12 @@ def version_problem(text: str) -> str | None:
         return "upstream version must not be empty"
     if not _isdigit(upstream[0]):
         return f"upstream version {upstream!r} must start with a digit"
-    if upstream.strip(_UPSTREAM_CHARS):
+    if not _made_of(upstream, _UPSTREAM_CHARS):
         return (
             f"upstream version {upstream!r} may only contain letters, digits "
             "and . + ~ - :"
         )
-    if revision.strip(_REVISION_CHARS):
+    if not _made_of(revision, _REVISION_CHARS):
         return f"revision {revision!r} may only contain letters, digits and . + ~"
     return None
 
@@ -123,6 +123,12 @@ def _compare_part(a: str, b: str) -> int:
         if first_diff:
             return first_diff
     return 0
+
+
+def _made_of(text: str, chars: str) -> bool:
+    """Whether every character of ``text`` is one of ``chars``: stripping them leaves
+    nothing (the empty string included)."""
+    return not text.strip(chars)
 
 
 def _split_epoch(text: str) -> tuple[int, str]:

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from click_build import charpattern, manifest
+from click_build import charpattern, manifest, versions
 from click_build.deb822 import parse_control
 from click_build.errors import PackageError
 from click_build.md5check import md5sums_lines
-from click_build.versions import epochless, version_problem
+from click_build.versions import epochless
 
 RULES = [manifest.NAME_RE, manifest.APP_NAME_RE, manifest.HOOK_NAME_RE,
          manifest.FRAMEWORK_RE, manifest.ARCH_RE]
@@ -50,46 +50,24 @@ def test_other_patterns_are_refused_not_misread(pattern: str) -> None:
         charpattern.compile(pattern)
 
 
-_UPSTREAM = re.compile(r"[A-Za-z0-9.+~:-]*")
-_REVISION = re.compile(r"[A-Za-z0-9.+~]*")
 _EPOCH = re.compile(r"([0-9]{1,18}):")
 
 
-def _version_problem_by_regex(text: str) -> str | None:
-    """The version rule as it was written with regexes."""
-    if not text:
-        return "must be a non-empty string"
-    if text != text.strip() or any(c.isspace() for c in text):
-        return "must not contain whitespace"
-    if "_" in text or "/" in text:
-        return "must not contain '_' or '/'"
-    rest = text
-    if ":" in text:
-        epoch, _, rest = text.partition(":")
-        if not (0 < len(epoch) <= 18 and epoch.isascii() and epoch.isdigit()):
-            return f"epoch {epoch!r} must be a number"
-    upstream, sep, revision = rest.rpartition("-")
-    if not sep:
-        upstream, revision = rest, ""
-    elif not revision:
-        return "revision after the last '-' must not be empty"
-    if not upstream:
-        return "upstream version must not be empty"
-    if not "0" <= upstream[0] <= "9":
-        return f"upstream version {upstream!r} must start with a digit"
-    if not _UPSTREAM.fullmatch(upstream):
-        return (f"upstream version {upstream!r} may only contain letters, digits "
-                "and . + ~ - :")
-    if revision and not _REVISION.fullmatch(revision):
-        return f"revision {revision!r} may only contain letters, digits and . + ~"
-    return None
+@pytest.mark.parametrize(("chars", "regex"), [
+    (versions._UPSTREAM_CHARS, r"[A-Za-z0-9.+~:-]*"),
+    (versions._REVISION_CHARS, r"[A-Za-z0-9.+~]*"),
+])
+def test_version_characters_are_checked_as_by_the_regexes(chars: str, regex: str) -> None:
+    for text in strings("0aZ:-~.+_\u00b2 \n", 5):
+        assert versions._made_of(text, chars) == bool(re.fullmatch(regex, text)), text
 
 
-def test_versions_are_checked_and_split_as_by_the_regexes() -> None:
-    for text in [*strings("0a:-~.+_\u00b2 \n", 5), "1" * 18 + ":1", "1" * 19 + ":1"]:
-        assert version_problem(text) == _version_problem_by_regex(text), text
+def test_epochs_are_split_as_by_the_regex() -> None:
+    for text in [*strings("01:-a\u00b2 ", 5), "1" * 18 + ":1", "1" * 19 + ":1"]:
         m = _EPOCH.match(text)
-        assert epochless(text) == (text[m.end():] if m else text), text
+        expected = (int(m.group(1)), text[m.end():]) if m else (0, text)
+        assert versions._split_epoch(text) == expected, text
+        assert epochless(text) == expected[1], text
 
 
 _MD5_LINE = re.compile(rb"([0-9a-fA-F]{32})(?:  | \*)(.+)\Z", re.DOTALL)
