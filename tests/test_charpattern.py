@@ -70,6 +70,29 @@ def test_epochs_are_split_as_by_the_regex() -> None:
         assert epochless(text) == expected[1], text
 
 
+def test_maintainers_are_checked_as_by_the_regex() -> None:
+    """Valid addresses, each mutated up to three times with characters the rule is
+    about: blanks of every kind, angle brackets, '@', newlines."""
+    rnd = random.Random(7)
+    tricky = "a <>@.\n\t\x1c\x85\xa0\u2028\u00e9"
+    bases = ["J Doe <j@example.com>", "a <b@c>", "Ann-Marie O'Neil <a.b+c@d.e>", "x <@>"]
+    for _ in range(60000):
+        text = list(rnd.choice(bases))
+        for _ in range(rnd.randrange(4)):
+            at = rnd.randrange(len(text) + 1)
+            action = rnd.randrange(3)
+            if action == 0:
+                text.insert(at, rnd.choice(tricky))
+            elif text and at < len(text):
+                if action == 1:
+                    del text[at]
+                else:
+                    text[at] = rnd.choice(tricky)
+        value = "".join(text)
+        expected = bool(re.fullmatch(manifest.MAINTAINER_RE, value))
+        assert manifest.maintainer_ok(value) == expected, value
+
+
 _MD5_LINE = re.compile(rb"([0-9a-fA-F]{32})(?:  | \*)(.+)\Z", re.DOTALL)
 
 

@@ -8,7 +8,6 @@ so starting a command costs argparse and that module alone.
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Callable, Sequence
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -36,7 +35,9 @@ COMMANDS = {
 
 
 def _register(module: str, subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    importlib.import_module(f"{__name__}.{module}").register(subparsers)
+    # __import__ returns the module itself when given a fromlist; importlib would be
+    # one more module on every command's start-up
+    __import__(f"{__name__}.{module}", fromlist=["register"]).register(subparsers)
 
 
 def register_all(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
