@@ -19,8 +19,7 @@ from collections.abc import Sequence
 
 from .arread import AR_MAGIC, read_ar_members
 from .errors import ArchiveError, PackageError, SignatureError
-from .signing.verdict import NO_SIGNATURE, Verified, unsigned
-from .spec import SIGNATURE_PREFIX
+from .signing.verdict import NO_SIGNATURE, Verified, signature_members, unsigned
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -95,7 +94,7 @@ def _check_open(f: BinaryIO, where: str, keyrings: Sequence[str | os.PathLike[st
             f"Signature verification error: {where}: {e}: trailing or damaged data, the "
             "file is not the package that was built or signed"
         ) from None
-    if not any(m.name.startswith(SIGNATURE_PREFIX) for m in members):
+    if not signature_members(members):
         return unsigned(where, allow)  # the signature machinery is loaded only when needed
     from .signing.verify import verify_members
 

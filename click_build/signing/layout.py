@@ -19,6 +19,7 @@ from .._record import Record
 from ..arread import ArMember
 from ..errors import ArchiveError, SignatureError
 from ..spec import SIGNATURE_PREFIX
+from .verdict import signature_members
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -49,10 +50,6 @@ class SignedLayout(Record):
     @property
     def signed_size(self) -> int:
         return sum(m.size for m in self.signed)
-
-
-def signature_members(members: Sequence[ArMember]) -> list[ArMember]:
-    return [m for m in members if m.name.startswith(SIGNATURE_PREFIX)]
 
 
 def signed_layout(members: Sequence[ArMember], where: str) -> SignedLayout:

@@ -6,11 +6,15 @@ package, the common case when developing, does not load the signature machinery.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import _console
 from .._record import Record
+from ..arread import ArMember
 from ..errors import SignatureError
+from ..spec import SIGNATURE_PREFIX
 
-__all__ = ["ERR", "NO_SIGNATURE", "Verified", "unsigned", "untrusted"]
+__all__ = ["ERR", "NO_SIGNATURE", "Verified", "signature_members", "unsigned", "untrusted"]
 
 NO_SIGNATURE = "debsig: Origin Signature check failed. This deb might not be signed."
 ERR = "Signature verification error: "
@@ -23,6 +27,11 @@ class Verified(Record):
     fingerprint: str = ""
     user_id: str = ""
     reason: str = ""  # why an accepted package is not trusted
+
+
+def signature_members(members: Sequence[ArMember]) -> list[ArMember]:
+    """The debsigs signature members (``_gpg*``), wherever they stand."""
+    return [m for m in members if m.name.startswith(SIGNATURE_PREFIX)]
 
 
 def untrusted(reason: str, allow: bool, fix: str = "") -> Verified:

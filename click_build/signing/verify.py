@@ -25,9 +25,9 @@ from functools import partial
 from ..arread import ArMember
 from ..errors import SignatureError
 from ..spec import SIGNATURE_PREFIX
-from .layout import send_members, signature_members, signed_layout
+from .layout import send_members, signed_layout
 from .verdict import ERR as _ERR
-from .verdict import NO_SIGNATURE, Verified, unsigned
+from .verdict import NO_SIGNATURE, Verified, signature_members, unsigned
 from .verdict import untrusted as _untrusted
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -43,6 +43,8 @@ __all__ = ["MAX_SIGNATURE_SIZE", "NO_SIGNATURE", "Verified", "verify_members"]
 
 MAX_SIGNATURE_SIZE = 64 * 1024
 ORIGIN = "origin"
+
+
 def _date(ts: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts)) if ts else "an unknown date"
 
