@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from . import charpattern
 from .errors import PackageError
 
 __all__ = ["MAX_DIGITS", "parse_control", "parse_simple", "whole_number"]
@@ -16,8 +17,8 @@ __all__ = ["MAX_DIGITS", "parse_control", "parse_simple", "whole_number"]
 # Compiled on first use by re's cache: an install reads no hook or framework file
 # unless there is one, and compiling costs every command's start-up.
 _FIELD = r"([^:\s]+)\s*:\s(\S.*?)\s*"
-#: What a control field's name is made of: printable ASCII but ':' (dpkg's rule).
-_NAME_CHARS = "".join(chr(c) for c in range(ord("!"), ord("~") + 1) if chr(c) != ":")
+#: A control field's name: printable ASCII but ':' (dpkg's rule), without a regex compile.
+_FIELD_NAME = charpattern.compile(r"^[!-9;-~]+$")
 #: Digits a number may have: up to 10**18, far above any size or count.
 MAX_DIGITS = 18
 
@@ -68,7 +69,7 @@ def parse_control(text: str, source: str = "control") -> dict[str, str]:
             fields[current] += "\n" + line[1:]
             continue
         name, colon, value = line.partition(":")  # `Name: value`, blanks and tabs around the value
-        if not colon or not name or name.strip(_NAME_CHARS):
+        if not colon or not _FIELD_NAME.fullmatch(name):
             raise PackageError(f"{source}: line {number} is not a 'Field: value' line")
         if name.lower() in seen:
             raise PackageError(f"{source}: field {name} appears twice")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from . import charpattern
 from ._record import Record
 from .deb822 import whole_number
 
@@ -17,11 +18,9 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 
 __all__ = ["DebianVersion", "compare_versions", "epochless", "version_problem"]
 
-# Character sets, checked with str.strip (a string is made only of a set's characters
-# when stripping them leaves nothing): compiling regexes costs every command start-up.
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-_UPSTREAM_CHARS = _ALNUM + ".+~:-"
-_REVISION_CHARS = _ALNUM + ".+~"
+# What the parts may hold, matched without compiling a regex (charpattern's note).
+_UPSTREAM_CHARS = charpattern.compile(r"^[A-Za-z0-9.+~:-]*$")
+_REVISION_CHARS = charpattern.compile(r"^[A-Za-z0-9.+~]*$")
 _EPOCH_DIGITS = 18
 
 
@@ -65,12 +64,12 @@ def version_problem(text: str) -> str | None:
         return "upstream version must not be empty"
     if not _isdigit(upstream[0]):
         return f"upstream version {upstream!r} must start with a digit"
-    if not _made_of(upstream, _UPSTREAM_CHARS):
+    if not _UPSTREAM_CHARS.fullmatch(upstream):
         return (
             f"upstream version {upstream!r} may only contain letters, digits "
             "and . + ~ - :"
         )
-    if not _made_of(revision, _REVISION_CHARS):
+    if not _REVISION_CHARS.fullmatch(revision):
         return f"revision {revision!r} may only contain letters, digits and . + ~"
     return None
 
@@ -123,12 +122,6 @@ def _compare_part(a: str, b: str) -> int:
         if first_diff:
             return first_diff
     return 0
-
-
-def _made_of(text: str, chars: str) -> bool:
-    """Whether every character of ``text`` is one of ``chars``: stripping them leaves
-    nothing (the empty string included)."""
-    return not text.strip(chars)
 
 
 def _split_epoch(text: str) -> tuple[int, str]:
