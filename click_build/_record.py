@@ -75,7 +75,8 @@ else:
                 values.append(defaults[field])
             else:
                 raise TypeError(f"{name}() missing required argument: {field!r}")
-        for key in kwargs:
+        if kwargs:  # left over: given twice, or no such field
+            key = next(iter(kwargs))
             raise TypeError(f"{name}() got multiple values for argument {key!r}" if key in fields
                             else f"{name}() got an unexpected keyword argument {key!r}")
         return tuple(values)

@@ -391,7 +391,7 @@ class Installer:
         _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
             raise InstallError(f"the unpacking process was killed by signal {os.WTERMSIG(status)}")
-        text = said.removeprefix(_UNPACKED).decode("utf-8", "replace")
+        text = said.decode("utf-8", "replace")  # the child's error (it says _UNPACKED only alone)
         raise _Relayed(text.splitlines() or ["unpacking failed"])
 
     def _log(self, lock: DatabaseLock, action: str, pkg: ClickPackage, old: str | None) -> None:
