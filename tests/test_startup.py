@@ -37,8 +37,8 @@ HEAVY = frozenset({
 })
 
 #: Runs click-build in this interpreter, records every process it starts (in the
-#: children too: each event is appended to a file at once), then writes the modules
-#: loaded.  Nothing is imported beyond what ``python -m click_build`` imports.
+#: children too: each event is appended to a file at once), which modules made ``re``
+#: compile a pattern, then the modules loaded.  Nothing is imported beyond what ``python -m click_build`` imports.
 _PROBE = """\
 import os, sys
 out = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
@@ -47,6 +47,16 @@ def hook(event, args):
                  "subprocess.Popen", "os.forkpty"):
         os.write(out, ("event " + event + "\\n").encode())
 sys.addaudithook(hook)
+import re
+_compile = re._compile
+def compile_noted(pattern, flags):  # note which module makes re compile a pattern
+    if not isinstance(pattern, re.Pattern) and (type(pattern), pattern, flags) not in re._cache:
+        frame = sys._getframe(1)
+        while frame.f_globals.get("__name__") == "re":
+            frame = frame.f_back
+        os.write(out, ("compiled " + str(frame.f_globals.get("__name__")) + "\\n").encode())
+    return _compile(pattern, flags)
+re._compile = compile_noted
 import runpy
 import click_build.__main__
 click_build.__main__.untranslated_argparse()  # as main() does first: gettext stays unloaded
@@ -64,24 +74,27 @@ os._exit(code)
 
 
 def probe(tmp_path: Path, *args: str, env: dict[str, str] | None = None
-          ) -> tuple[subprocess.CompletedProcess[str], list[str], set[str]]:
-    """(result, process events, top-level names of the modules loaded) of ``click-build
-    ARGS`` run from the checkout without site-packages, as a wheel would run."""
+          ) -> tuple[subprocess.CompletedProcess[str], list[str], set[str], set[str]]:
+    """(result, process events, top-level names of the modules loaded, modules that
+    made ``re`` compile) of ``click-build ARGS`` run from the checkout without
+    site-packages, as a wheel would run."""
     record = tmp_path / "probe.txt"
     record.write_text("")
     result = subprocess.run(
         [sys.executable, "-S", "-c", _PROBE, str(record), *args], capture_output=True,
         text=True, timeout=120, check=False,
         env={**os.environ, **(env or {}), "PYTHONPATH": str(REPO)})
-    events, modules = [], set()
+    events, modules, compilers = [], set(), set()
     for line in record.read_text().splitlines():
         kind, _, name = line.partition(" ")
         if kind == "event":
             events.append(name)
+        elif kind == "compiled":
+            compilers.add(name)
         else:
             modules.add(name)
             modules.add(name.split(".")[0])
-    return result, events, modules
+    return result, events, modules, compilers
 
 
 def _app(tmp_path: Path) -> Path:
@@ -93,7 +106,7 @@ def _app(tmp_path: Path) -> Path:
 
 
 def test_build_imports_nothing_heavy_and_starts_nothing(tmp_path: Path) -> None:
-    result, events, modules = probe(tmp_path, "build", "-o", str(tmp_path / "out"),
+    result, events, modules, _ = probe(tmp_path, "build", "-o", str(tmp_path / "out"),
                                     str(_app(tmp_path)))
     assert result.returncode == 0, result.stderr
     assert list((tmp_path / "out").glob("*.click"))
@@ -108,7 +121,7 @@ def test_a_big_tree_hashes_with_openssl(tmp_path: Path) -> None:
 
     tree = _app(tmp_path)
     (tree / "big.bin").write_bytes(os.urandom(OPENSSL_MD5_FROM))
-    result, _, modules = probe(tmp_path, "build", "--review", "off", "-o",
+    result, _, modules, _ = probe(tmp_path, "build", "--review", "off", "-o",
                                str(tmp_path / "out"), str(tree))
     assert result.returncode == 0, result.stderr
     assert "_hashlib" in modules
@@ -128,7 +141,7 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert built[0].returncode == 0, built[0].stderr
     package, = tmp_path.glob("*.click")
     world = make_env(tmp_path / "env")
-    result, events, modules = probe(
+    result, events, modules, compilers = probe(
         tmp_path, "install", f"--root={world.root}", "--allow-unauthenticated",
         "--force-missing-framework", f"--user={current_user()}", str(package),
         env=world.vars())
@@ -141,6 +154,8 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert "click_build.signing.verify" not in modules  # an unsigned package needs no gpg plumbing
     assert "click_build.archive" not in modules  # the writers: an install only reads (arread)
     assert events == ["os.fork"]
+    # the checks every install makes compile no regex of ours (only argparse and json do)
+    assert sorted(n for n in compilers if n.startswith("click_build")) == []
 
 
 def test_the_entry_point_leaves_gettext_whole_for_later_importers() -> None:
