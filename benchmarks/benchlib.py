@@ -195,9 +195,10 @@ def install_click_build(work: Path) -> Path:
     python = SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable
     subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
     # The benchmark's own pip installs into the venv (as `venv/bin/pip install` would,
-    # without spending seconds on ensurepip): the wheel's files, compiled .pyc, the script.
+    # without spending seconds on ensurepip): the wheel's files, compiled .pyc, the script,
+    # and its dependencies from the package index, as a user gets them (zlib-ng).
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
-                    "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                    "install", "-q", str(wheel)],
                    check=True, env=env, stdout=subprocess.DEVNULL)
     if not any((venv / "lib").glob("python3*/site-packages/click_build/__pycache__/*.pyc")):
         raise SystemExit("the wheel install has no compiled .pyc files")
@@ -322,6 +323,12 @@ def environment(ours: Path | None) -> None:
     if ours:
         print(f"click-build: {ours} (a wheel of {REPO} in a fresh venv of "
               f"{SYSTEM_PYTHON if os.path.exists(SYSTEM_PYTHON) else sys.executable})")
+        python = ours.parent / "python"
+        if python.exists():
+            engine = subprocess.run([python, "-c", "from click_build import deflate; "
+                                     "print(deflate.describe())"], capture_output=True, text=True)
+            print(f"click-build deflates packages over 256 KiB with: "
+                  f"{engine.stdout.strip() or engine.stderr.strip()[-200:]}")
     for tool, package in ((ORIGINAL, "click"), ("dpkg-deb", "dpkg")):
         if shutil.which(tool) and shutil.which("dpkg-query"):
             version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package],

@@ -1,8 +1,8 @@
 """Archive formats only: ar, deterministic GNU tar and (parallel) gzip writers.
 
 Nothing here knows about manifests or apps.  Writers are streaming and
-deterministic: the same input gives the same bytes on any machine, whatever
-its number of cores.  The ar reader is :mod:`click_build.arread` (re-exported
+deterministic: the same input gives the same bytes with the same deflate
+engine (:mod:`click_build.deflate`), whatever the machine's number of cores.  The ar reader is :mod:`click_build.arread` (re-exported
 here), so that reading a package loads none of the writers.
 """
 
@@ -14,6 +14,7 @@ import struct
 import zlib
 from collections.abc import Callable
 
+from . import deflate
 from .arread import AR_MAGIC, ArMember, MemberReader, read_ar_members
 from .errors import ArchiveError
 
@@ -21,6 +22,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 
 if TYPE_CHECKING:
     import concurrent.futures
+    from types import ModuleType
     from typing import BinaryIO
 
 __all__ = [
@@ -128,27 +130,31 @@ def looks_incompressible(data: bytes | memoryview) -> bool:
     return True
 
 
-def _deflate(block: bytes, history: bytes, level: int, last: bool) -> bytes:
+def _deflate(block: bytes, history: bytes, level: int, last: bool, z: ModuleType = zlib) -> bytes:
     """Deflate one block as a sync-flushed piece of a single deflate stream.
 
     The compressor is primed with the 32 KiB before the block, as pigz does,
     so pieces compressed apart concatenate into one standard stream that
     compresses as well as a serial one (measured: within 0.05% at level 9).
+    ``z`` is the engine (:mod:`click_build.deflate`): zlib or zlib-ng.
     """
     if level and history:
-        comp = zlib.compressobj(level, zlib.DEFLATED, -15, _MEM_LEVEL,
-                                zlib.Z_DEFAULT_STRATEGY, history)
+        comp = z.compressobj(level, z.DEFLATED, -15, _MEM_LEVEL, z.Z_DEFAULT_STRATEGY, history)
     else:
-        comp = zlib.compressobj(level, zlib.DEFLATED, -15, _MEM_LEVEL)
-    return comp.compress(block) + comp.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+        comp = z.compressobj(level, z.DEFLATED, -15, _MEM_LEVEL)
+    piece: bytes = comp.compress(block) + comp.flush(z.Z_FINISH if last else z.Z_SYNC_FLUSH)
+    return piece
 
 
 class GzipBlockWriter(io.RawIOBase):
     """A single standard gzip member, compressed in parallel pigz-style.
 
-    The output depends only on the input bytes, ``level`` and the
-    :meth:`store_next` hints (which callers derive from the content): block
-    boundaries are fixed, so one core and many cores give the same bytes.
+    The output depends only on the input bytes, ``level``, the
+    :meth:`store_next` hints (which callers derive from the content) and the
+    deflate engine: block boundaries are fixed, so one core and many cores
+    give the same bytes.  A stream of one block is deflated by zlib; a longer
+    one by the engine :mod:`click_build.deflate` picks (``CLICK_BUILD_DEFLATE``
+    is checked here, so a bad value fails every build, not only large ones).
     The header carries no file name and a fixed mtime.
     """
 
@@ -160,6 +166,8 @@ class GzipBlockWriter(io.RawIOBase):
         self._size = 0
         self._buf = bytearray()
         self._history = b""
+        self._engine = deflate.chosen()
+        self._z: ModuleType | None = None  # set by the first block: one block or more?
         # Twice as many workers as cores: blocks differ in cost (stored vs deflated),
         # and a deeper pipeline keeps every core busy (measured: 2 cores, 2 workers
         # 5.1 s, 4 workers 3.8 s on the 154 MB benchmark tree).
@@ -208,14 +216,18 @@ class GzipBlockWriter(io.RawIOBase):
         history = self._history
         self._history = block[-_WINDOW:] if len(block) >= _WINDOW else (history + block)[-_WINDOW:]
         level = 0 if self._store else self._level
+        z = self._z
+        if z is None:
+            # Only streams of more than one block pay for zlib-ng's import (and threads).
+            z = self._z = zlib if last else deflate.load(self._engine)
         if self._pool is None:
             if self._workers < 2 or last:
-                self._emit(_deflate(block, history, level, last))
+                self._emit(_deflate(block, history, level, last, z))
                 return
-            import concurrent.futures  # only trees of more than one block pay for threads
+            import concurrent.futures
 
             self._pool = concurrent.futures.ThreadPoolExecutor(self._workers)
-        self._pending.append(self._pool.submit(_deflate, block, history, level, last))
+        self._pending.append(self._pool.submit(_deflate, block, history, level, last, z))
         while len(self._pending) >= self._max_pending or (last and self._pending):
             self._emit(self._pending.pop(0).result())
 

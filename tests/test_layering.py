@@ -136,3 +136,27 @@ def test_the_core_never_imports_an_integration() -> None:
             continue
         wrong = {m for m in _imports(path, "click_build") if not _is_core(m)}
         assert not wrong, f"{name} imports {sorted(wrong)}"
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    """Top-level names of every absolute import in ``path`` that is neither the standard
+    library nor click_build, at any depth of its code (lazy imports included)."""
+    stdlib = set(sys.stdlib_module_names)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+    return {name for name in found if name not in stdlib and name != "click_build"}
+
+
+def test_the_core_imports_nothing_outside_the_standard_library_but_zlib_ng() -> None:
+    """Even lazily: the one exception is zlib-ng, which click_build.deflate tries and does
+    without (a faster level-9 deflate where pip installs it)."""
+    used = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = _module_name(path)
+        if _is_core(name) and "templates" not in path.parts and _third_party_imports(path):
+            used[name] = _third_party_imports(path)
+    assert used == {"click_build.deflate": {"zlib_ng"}}
