@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CLICK_BUILD = [sys.executable, "-m", "click_build"]
 ORIGINAL_CLICK = "/usr/bin/click"
+#: Where pyproject.toml makes zlib-ng a dependency of click-build (its wheels' platforms).
+ZLIB_NG_EXPECTED = (sys.implementation.name == "cpython" and sys.version_info < (3, 15)
+                    and platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64", "ARM64"))
+#: The wheels ``pip wheel`` writes beside click-build's own: its dependencies here.
+DEPENDENCY_WHEELS = {"zlib_ng"} if ZLIB_NG_EXPECTED else set()
 
 BASE_MANIFEST: dict[str, object] = {
     "name": "com.example.hello",

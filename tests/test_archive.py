@@ -5,13 +5,13 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import platform
 import subprocess
 import sys
 import tarfile
 import zlib
 
 import pytest
+from conftest import ZLIB_NG_EXPECTED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,11 +122,6 @@ def test_level_9_is_zlibs_level_9(monkeypatch: pytest.MonkeyPatch) -> None:
     assert gzip.decompress(parallel) == big
     assert len(parallel) < reference * 1.001, (len(parallel), reference)
     assert parallel[8] == 2  # XFL: maximum compression, as gzip -9 marks it
-
-
-#: Where pyproject.toml makes zlib-ng a dependency of click-build (its wheels' platforms).
-ZLIB_NG_EXPECTED = (sys.implementation.name == "cpython" and sys.version_info < (3, 15)
-                    and platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64", "ARM64"))
 
 
 @pytest.mark.skipif(not ZLIB_NG_EXPECTED, reason="zlib-ng is a dependency on x86-64/ARM64 only")

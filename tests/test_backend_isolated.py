@@ -7,22 +7,24 @@ from pathlib import Path
 
 import pytest
 from backend_helpers import EXAMPLES, copy_project, only_click, pybuild, verify_both
-from conftest import run
+from conftest import DEPENDENCY_WHEELS, run
 from test_matrix import BOTH, check_pair
 from user_env import wheel_of_checkout
 
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding only a wheel of this checkout: what ``PIP_FIND_LINKS`` names."""
+    """A folder holding only a wheel of this checkout and of its dependencies: what
+    ``PIP_FIND_LINKS`` names."""
     folder = wheel_of_checkout(tmp_path_factory.mktemp("our-wheel"))
-    assert [w.name.split("-")[0] for w in folder.glob("*.whl")] == ["click_build"]
+    assert sorted(w.name.split("-")[0] for w in folder.glob("*.whl")) == sorted(
+        {"click_build", *DEPENDENCY_WHEELS})
     return folder
 
 
 def isolated_build(project: Path, wheels: Path, *args: str) -> str:
     """``python -m build`` in isolation where only our wheel can satisfy "click-build"
-    (no index, just the folder); its output."""
+    (no index, just the folder, which holds its dependencies too); its output."""
     env = {"PIP_FIND_LINKS": str(wheels), "PIP_NO_INDEX": "1", "COLUMNS": "10000"}
     result = run([sys.executable, "-m", "build", *args], cwd=project, env=env)
     output = result.stdout + result.stderr

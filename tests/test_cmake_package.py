@@ -29,7 +29,7 @@ from cmake_support import (
     flat,
     qml_app,
 )
-from conftest import ROOT, need, run, write_tree
+from conftest import DEPENDENCY_WHEELS, ROOT, need, run, write_tree
 
 import click_build
 
@@ -225,7 +225,7 @@ def test_the_fix_installs_a_wheel_that_ships_the_cmake_package_and_templates(
     assert failed.returncode != 0
     scratch = write_tree(tmp_path / "scratch", {})
     run(["sh", "-c", fix_command(failed.stderr)], cwd=scratch, env=system)
-    wheel = only_wheel(scratch / "wheels")
+    wheel = only_wheel(scratch / "wheels", "click_build", DEPENDENCY_WHEELS)  # pip wheel fetched zlib-ng
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
     assert {n.split("/", 2)[2] for n in names if n.startswith("click_build/cmake/")} == CMAKE_FILES
@@ -249,10 +249,14 @@ def test_the_fix_installs_a_wheel_that_ships_the_cmake_package_and_templates(
     only_click(binary)
 
 
-def only_wheel(outdir: Path) -> Path:
+def only_wheel(outdir: Path, name: str, dependencies: set[str] | None = None) -> Path:
+    """The one wheel of project ``name`` in ``outdir``, where the others are exactly the
+    wheels of ``dependencies`` (none by default)."""
     wheels = sorted(outdir.glob("*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
+    ours = [w for w in wheels if w.name.startswith(f"{name}-")]
+    assert len(ours) == 1, wheels
+    assert {w.name.split("-")[0] for w in wheels if w not in ours} == (dependencies or set())
+    return ours[0]
 
 
 def test_scikit_build_core_finds_it_with_no_flags(tmp_path: Path) -> None:
@@ -275,6 +279,6 @@ def test_scikit_build_core_finds_it_with_no_flags(tmp_path: Path) -> None:
         [sys.executable, "-m", "build", "--wheel", "-n", "-x", "--outdir", str(tmp_path / "dist")],
         cwd=project, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
-    with zipfile.ZipFile(only_wheel(tmp_path / "dist")) as zf:
+    with zipfile.ZipFile(only_wheel(tmp_path / "dist", "probe")) as zf:
         found = zf.read("probe/found.txt").decode()
     assert found == f"{CMAKE_DIR}|all"

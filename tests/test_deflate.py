@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, run, write_tree
-from test_archive import ZLIB_NG_EXPECTED
+from conftest import ZLIB_NG_EXPECTED, assert_clean_error, run, write_tree
 from test_build import _data_member_size, build
 
 pytestmark = pytest.mark.oracle

@@ -55,7 +55,8 @@ class UserEnv:
 
 
 def wheel_of_checkout(base: Path) -> Path:
-    """``pip wheel`` of the checkout into ``base/wheels`` (what ``PIP_FIND_LINKS`` names),
+    """``pip wheel`` of the checkout and its dependencies into ``base/wheels`` (what
+    ``PIP_FIND_LINKS`` names),
     from a clean copy: no build/ in the tree, and no two workers building in one folder."""
     source = base / "src"
     source.mkdir(parents=True)
@@ -65,8 +66,9 @@ def wheel_of_checkout(base: Path) -> Path:
         shutil.copytree(ROOT / name, source / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     wheels = base / "wheels"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(source), "-w",
-         str(wheels)])
+    # With its dependencies' wheels (zlib-ng), as `pip wheel . -w DIR` writes them: a build
+    # that finds click-build there needs no index.
+    run([sys.executable, "-m", "pip", "wheel", "-q", str(source), "-w", str(wheels)])
     return wheels
 
 
