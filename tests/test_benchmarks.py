@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, ZLIB_NG_EXPECTED
 
 BENCH = ROOT / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -56,6 +56,10 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
         assert line in out, line
     if shutil.which("pigz"):  # the reference row: compression alone, on every core
         assert out.count("compression alone, tar | pigz -9 (data only) on") == 2
+    # Installed with its dependencies, as a user gets it; the other engine shown beside it.
+    engine = "zlib-ng" if ZLIB_NG_EXPECTED else "zlib"
+    assert f"click-build deflates packages over 256 KiB with: {engine} " in out
+    assert out.count("click-build on Python's zlib (CLICK_BUILD_DEFLATE=zlib): time") == 2
     # bench_install
     if os.geteuid() == 0 and shutil.which("unshare"):
         assert "installer overhead: no hooks for either tool" in out
@@ -89,6 +93,7 @@ def test_profile_build(tmp_path: Path) -> None:
                            "--keep", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "workers' deflate" in proc.stdout and "store probe" in proc.stdout
+    assert "deflated by zlib" in proc.stdout  # zlib-ng or Python's zlib, with its version
 
 
 def test_trees_are_deterministic_and_text_compresses_like_source(tmp_path: Path) -> None:
