@@ -2,8 +2,9 @@
 
 Nothing here knows about manifests or apps.  Writers are streaming and
 deterministic: the same input gives the same bytes with the same deflate
-engine (:mod:`click_build.deflate`), whatever the machine's number of cores.  The ar reader is :mod:`click_build.arread` (re-exported
-here), so that reading a package loads none of the writers.
+engine (:mod:`click_build.deflate`), whatever the machine's number of cores.
+The ar reader is :mod:`click_build.arread` (re-exported here), so that
+reading a package loads none of the writers.
 """
 
 from __future__ import annotations
