@@ -72,6 +72,8 @@ def test_engine_errors_are_one_line_and_write_nothing(cli, make_app, tmp_path: P
     assert_clean_error(missing, "CLICK_BUILD_DEFLATE=zlib-ng, but zlib-ng cannot be imported")
     assert "pip install zlib-ng" in missing.stderr
     assert not list(out.iterdir())
+    help_text = " ".join(cli("build", "--help").stdout.split())
+    assert "CLICK_BUILD_DEFLATE=zlib or =zlib-ng chooses" in help_text
 
 
 _LOADS_ZLIB_NG = """
