@@ -46,8 +46,8 @@ How the comparison is made fair:
 - Level: dpkg-deb -Zgzip and click build compress at gzip level 9 (their default);
   click-build at its default, level 9, on all cores. dpkg-deb uses one core for gzip.
 - Deflate: dpkg-deb and click build use the system's zlib; click-build, installed with
-  its dependencies as pip installs them for a user, deflates packages larger than
-  256 KiB with zlib-ng where it is a dependency (x86-64 and ARM64), at the same level.
+  its dependencies as pip installs them for a user, deflates what follows a
+  package's first 256 KiB with zlib-ng where it is a dependency (x86-64 and ARM64), at the same level.
   The row "click-build, Python's zlib" (CLICK_BUILD_DEFLATE=zlib) is click-build as
   on a machine without zlib-ng (shown, not judged); the targets judge the default.
 - The trees: click-build and click build leave out DEBIAN/ (-I DEBIAN), which only

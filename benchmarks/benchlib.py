@@ -327,7 +327,7 @@ def environment(ours: Path | None) -> None:
         if python.exists():
             engine = subprocess.run([python, "-c", "from click_build import deflate; "
                                      "print(deflate.describe())"], capture_output=True, text=True)
-            print(f"click-build deflates packages over 256 KiB with: "
+            print(f"click-build deflates data past 256 KiB with: "
                   f"{engine.stdout.strip() or engine.stderr.strip()[-200:]}")
     for tool, package in ((ORIGINAL, "click"), ("dpkg-deb", "dpkg")):
         if shutil.which(tool) and shutil.which("dpkg-query"):

@@ -151,15 +151,16 @@ class GzipBlockWriter(io.RawIOBase):
     """A single standard gzip member, compressed in parallel pigz-style.
 
     The output depends only on the input bytes, ``level``, the
-    :meth:`store_next` hints (which callers derive from the content) and the
-    deflate engine: block boundaries are fixed, so one core and many cores
-    give the same bytes.  A stream of one block is deflated by zlib; a longer
-    one by the engine :mod:`click_build.deflate` picks (``CLICK_BUILD_DEFLATE``
-    is checked here, so a bad value fails every build, not only large ones).
-    The header carries no file name and a fixed mtime.
+    :meth:`store_next` hints (which callers derive from the content) and
+    ``engine``: block boundaries are fixed, so one core and many cores give
+    the same bytes.  ``engine`` is a name :func:`click_build.deflate.load`
+    takes (None: zlib-ng when installed); it deflates what follows the first
+    256 KiB, which zlib always deflates, so a small package never pays for
+    zlib-ng's import.  The header carries no file name and a fixed mtime.
     """
 
-    def __init__(self, out: BinaryIO, mtime: int, level: int = 9, threads: int | None = None):
+    def __init__(self, out: BinaryIO, mtime: int, level: int = 9, threads: int | None = None,
+                 engine: str | None = None):
         self._out = out
         self._level = level
         self._store = False
@@ -167,8 +168,9 @@ class GzipBlockWriter(io.RawIOBase):
         self._size = 0
         self._buf = bytearray()
         self._history = b""
-        self._engine = deflate.chosen()
-        self._z: ModuleType | None = None  # set by the first block: one block or more?
+        self._submitted = 0  # input bytes handed to _deflate so far
+        self._engine = engine
+        self._z: ModuleType | None = None  # the engine, loaded at the first byte past 256 KiB
         # Twice as many workers as cores: blocks differ in cost (stored vs deflated),
         # and a deeper pipeline keeps every core busy (measured: 2 cores, 2 workers
         # 5.1 s, 4 workers 3.8 s on the 154 MB benchmark tree).
@@ -217,10 +219,13 @@ class GzipBlockWriter(io.RawIOBase):
         history = self._history
         self._history = block[-_WINDOW:] if len(block) >= _WINDOW else (history + block)[-_WINDOW:]
         level = 0 if self._store else self._level
-        z = self._z
-        if z is None:
-            # Only streams of more than one block pay for zlib-ng's import (and threads).
-            z = self._z = zlib if last else deflate.load(self._engine)
+        # By where the piece starts, not how the stream was cut (stored files cut it
+        # too): a package of 256 KiB or less, stored icons and all, is zlib's alone.
+        if self._submitted < _BLOCK:
+            z = zlib
+        else:
+            z = self._z = self._z or deflate.load(self._engine)
+        self._submitted += len(block)
         if self._pool is None:
             if self._workers < 2 or last:
                 self._emit(_deflate(block, history, level, last, z))

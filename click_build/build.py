@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from . import _console
+from . import _console, deflate
 from ._record import Record
 from .archive import (
     GzipBlockWriter,
@@ -276,7 +276,8 @@ def check_level(level: int) -> int:
 
 
 def _gzip_tar(out: BinaryIO, mtime: int, level: int) -> tuple[GzipBlockWriter, TarWriter]:
-    gz = GzipBlockWriter(out, mtime, level)
+    # CLICK_BUILD_DEFLATE is read for every build, so a bad value fails small ones too.
+    gz = GzipBlockWriter(out, mtime, level, engine=deflate.chosen())
     return gz, TarWriter(gz, gz)  # type: ignore[arg-type]
 
 

@@ -46,9 +46,9 @@ def chosen() -> str | None:
 def load(name: str | None) -> ModuleType:
     """The module for engine ``name`` (see :func:`chosen`); both offer zlib's API.
 
-    Imported only when a package's data needs more than one block: zlib-ng
-    costs about 3 ms to import (it loads :mod:`gzip`), more than deflating a
-    small app takes, so small packages are always deflated by zlib.
+    Called only once a package's data goes past 256 KiB: zlib-ng costs about
+    3 ms to import (it loads :mod:`gzip`), more than deflating a small app
+    takes, so the first 256 KiB are always deflated by zlib.
     """
     if name == "zlib":
         return zlib
@@ -63,7 +63,7 @@ def load(name: str | None) -> ModuleType:
 
 
 def describe() -> str:
-    """The engine a package larger than one block gets here, with its version."""
+    """The engine that deflates data past 256 KiB here, with its version."""
     engine = load(chosen())
     if engine is zlib:
         return f"zlib {zlib.ZLIB_RUNTIME_VERSION}"

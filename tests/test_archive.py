@@ -37,9 +37,10 @@ def _mixed(n_blocks: int) -> bytes:
     return b"".join(parts)
 
 
-def _gz(data: bytes, threads: int, level: int = 9, chunk: int = 7777) -> bytes:
+def _gz(data: bytes, threads: int, level: int = 9, chunk: int = 7777,
+        engine: str | None = None) -> bytes:
     out = io.BytesIO()
-    gz = GzipBlockWriter(out, mtime=1234, level=level, threads=threads)
+    gz = GzipBlockWriter(out, mtime=1234, level=level, threads=threads, engine=engine)
     for i in range(0, len(data), chunk):
         gz.write(data[i:i + chunk])
     gz.close()
@@ -102,23 +103,20 @@ def _source_like(size: int, seed: int = 7) -> bytes:
     return "".join(lines).encode()[:size]
 
 
-def test_level_9_is_zlibs_level_9(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_level_9_is_zlibs_level_9() -> None:
     """One block: byte for byte the deflate stream of zlib at level 9, memLevel 8, which
-    is what dpkg-deb -Zgzip writes (whatever the engine: one block never loads zlib-ng);
+    is what dpkg-deb -Zgzip writes (whatever the engine: the first 256 KiB are zlib's);
     many blocks compressed apart by zlib, primed with the previous 32 KiB as pigz does:
     within 0.1% of it."""
-    monkeypatch.setenv(deflate.ENV, "zlib")
     small = _source_like(200_000)
-    serial = zlib.compressobj(9, zlib.DEFLATED, -15, 8)
-    assert _gz(small, threads=1)[10:-8] == serial.compress(small) + serial.flush()
-    monkeypatch.delenv(deflate.ENV)
-    serial = zlib.compressobj(9, zlib.DEFLATED, -15, 8)
-    assert _gz(small, threads=1)[10:-8] == serial.compress(small) + serial.flush()
-    monkeypatch.setenv(deflate.ENV, "zlib")
+    for engine in ("zlib", None, "zlib-ng"):
+        serial = zlib.compressobj(9, zlib.DEFLATED, -15, 8)
+        ours = _gz(small, threads=1, engine=engine)
+        assert ours[10:-8] == serial.compress(small) + serial.flush()
     big = _source_like(3_000_000)
     serial = zlib.compressobj(9, zlib.DEFLATED, -15, 8)
     reference = len(serial.compress(big) + serial.flush())
-    parallel = _gz(big, threads=3)
+    parallel = _gz(big, threads=3, engine="zlib")
     assert gzip.decompress(parallel) == big
     assert len(parallel) < reference * 1.001, (len(parallel), reference)
     assert parallel[8] == 2  # XFL: maximum compression, as gzip -9 marks it
@@ -136,34 +134,53 @@ def test_zlib_ng_deflates_many_blocks_as_small_as_zlib(monkeypatch: pytest.Monke
     big = _source_like(3_000_000)
     serial = zlib.compressobj(9, zlib.DEFLATED, -15, 8)
     reference = len(serial.compress(big) + serial.flush())
-    fast = _gz(big, threads=3)
-    assert fast == _gz(big, threads=1)
+    fast = _gz(big, threads=3, engine=None)
+    assert fast == _gz(big, threads=1, engine=None)
     assert gzip.decompress(fast) == big
     assert subprocess.run(["gzip", "-t"], input=fast).returncode == 0
     assert len(fast) < reference * 1.005, (len(fast), reference)
-    monkeypatch.setenv(deflate.ENV, "zlib")
-    assert _gz(big, threads=3) != fast  # the engine made the difference
-    monkeypatch.setenv(deflate.ENV, "zlib-ng")
-    assert _gz(big, threads=2) == fast
+    assert _gz(big, threads=3, engine="zlib") != fast  # the engine made the difference
+    assert _gz(big, threads=2, engine="zlib-ng") == fast
 
 
 def test_deflate_engine_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bad CLICK_BUILD_DEFLATE fails even a one-block stream; zlib-ng asked for but not
-    importable fails with the fix; unset, a missing zlib-ng falls back to zlib."""
+    """A bad CLICK_BUILD_DEFLATE is refused; zlib-ng asked for but not importable fails
+    with the fix once past 256 KiB; unset, a missing zlib-ng falls back to zlib."""
     monkeypatch.setenv(deflate.ENV, "gzip")
     with pytest.raises(ConfigError, match="CLICK_BUILD_DEFLATE='gzip' is not an engine"):
-        _gz(b"tiny", threads=1)
+        deflate.chosen()
+    monkeypatch.setenv(deflate.ENV, " zlib-ng ")
+    assert deflate.chosen() == "zlib-ng"
     monkeypatch.setitem(sys.modules, "zlib_ng", None)  # as if not installed
-    monkeypatch.setenv(deflate.ENV, "zlib-ng")
     with pytest.raises(ConfigError, match="zlib-ng cannot be imported.*pip install zlib-ng"):
-        _gz(_source_like(700_000), threads=2)
-    assert gzip.decompress(_gz(b"tiny", threads=1)) == b"tiny"  # one block: zlib, no import
+        _gz(_source_like(700_000), threads=2, engine="zlib-ng")
+    tiny = _gz(b"tiny", threads=1, engine="zlib-ng")  # the first 256 KiB: zlib, no import
+    assert gzip.decompress(tiny) == b"tiny"
     monkeypatch.delenv(deflate.ENV)
     assert deflate.load(deflate.chosen()) is zlib
     data = _source_like(700_000)
-    fallback = _gz(data, threads=2)
-    monkeypatch.setenv(deflate.ENV, "zlib")
-    assert fallback == _gz(data, threads=1)
+    fallback = _gz(data, threads=2, engine=None)
+    assert fallback == _gz(data, threads=1, engine="zlib")
+
+
+def test_stored_pieces_in_the_first_256_kib_stay_zlibs() -> None:
+    """A small package with a file stored as it is (an icon deflate cannot shrink) is cut
+    into pieces, all in the first 256 KiB: zlib's bytes, whatever the engine."""
+    text = _source_like(60_000)
+    noise = os.urandom(40_000)
+    outs = []
+    for engine in ("zlib", None, "zlib-ng"):
+        out = io.BytesIO()
+        gz = GzipBlockWriter(out, 0, threads=2, engine=engine)
+        tar = TarWriter(gz, gz)  # type: ignore[arg-type]
+        tar.add_bytes("./a.qml", text, 0o644, 0)
+        tar.add_bytes("./icon.png", noise, 0o644, 0)
+        tar.add_bytes("./b.qml", text, 0o644, 0)
+        tar.close()
+        gz.close()
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1] == outs[2]
+    assert len(outs[0]) < len(noise) + len(text)  # the text deflated, the noise stored
 
 
 @pytest.mark.parametrize("level", [0, 1, 6])

@@ -58,7 +58,7 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
         assert out.count("compression alone, tar | pigz -9 (data only) on") == 2
     # Installed with its dependencies, as a user gets it; the other engine shown beside it.
     engine = "zlib-ng" if ZLIB_NG_EXPECTED else "zlib"
-    assert f"click-build deflates packages over 256 KiB with: {engine} " in out
+    assert f"click-build deflates data past 256 KiB with: {engine} " in out
     assert out.count("click-build on Python's zlib (CLICK_BUILD_DEFLATE=zlib): time") == 2
     # bench_install
     if os.geteuid() == 0 and shutil.which("unshare"):

@@ -65,8 +65,10 @@ def test_engine_errors_are_one_line_and_write_nothing(cli, make_app, tmp_path: P
     app = make_app(files=_app_files(600_000))
     out = tmp_path / "out"
     out.mkdir()
-    bad = cli("build", app, "-o", out, env={"CLICK_BUILD_DEFLATE": "pigz"}, check=False)
-    assert_clean_error(bad, "CLICK_BUILD_DEFLATE='pigz' is not an engine")
+    small = make_app("small")
+    for tree in (app, small):  # read for every build, not only those that deflate with it
+        bad = cli("build", tree, "-o", out, env={"CLICK_BUILD_DEFLATE": "pigz"}, check=False)
+        assert_clean_error(bad, "CLICK_BUILD_DEFLATE='pigz' is not an engine")
     env = {**_hide_zlib_ng(tmp_path), "CLICK_BUILD_DEFLATE": "zlib-ng"}
     missing = cli("build", app, "-o", out, env=env, check=False)
     assert_clean_error(missing, "CLICK_BUILD_DEFLATE=zlib-ng, but zlib-ng cannot be imported")
@@ -90,11 +92,14 @@ print("zlib_ng" in sys.modules)
 
 
 @pytest.mark.skipif(not ZLIB_NG_EXPECTED, reason="zlib-ng is a dependency on x86-64/ARM64 only")
-def test_only_packages_of_more_than_one_block_load_zlib_ng(make_app, tmp_path: Path) -> None:
-    """Importing zlib-ng costs about 3 ms, more than deflating a small app takes."""
+def test_only_packages_over_256_kib_load_zlib_ng(make_app, tmp_path: Path) -> None:
+    """Importing zlib-ng costs about 3 ms, more than deflating a small app takes; a stored
+    icon (random bytes: deflate cannot shrink them) cuts the stream but changes nothing."""
     small = make_app(files={"qml/Main.qml": "Item {}\n" * 1000})
+    icon = make_app("icon", files={"qml/Main.qml": "Item {}\n" * 1000,
+                                   "icon.png": random.Random(3).randbytes(40_000)})
     big = make_app("big", files=_app_files(600_000))
-    for app, loads in ((small, "False"), (big, "True")):
+    for app, loads in ((small, "False"), (icon, "False"), (big, "True")):
         out = tmp_path / f"out-{loads}"
         result = run([sys.executable, "-c", _LOADS_ZLIB_NG, "build", "--review", "off",
                       "-o", str(out), str(app)])

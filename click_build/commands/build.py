@@ -81,9 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "pyproject.toml names click_build.backend or has [tool.click-build]) is built as "
             "'python -m build --wheel' builds it. The package is then reviewed as the app "
             "stores do, and review errors fail the build. The output is reproducible: set "
-            "SOURCE_DATE_EPOCH to stamp it with your commit's time. Packages over 256 KiB are "
-            "deflated with zlib-ng where it is installed (x86-64 and ARM64), or with Python's "
-            "zlib: CLICK_BUILD_DEFLATE=zlib or =zlib-ng chooses (other bytes, same contents)."
+            "SOURCE_DATE_EPOCH to stamp it with your commit's time. Data past a package's first "
+            "256 KiB is deflated with zlib-ng where it is installed (x86-64 and ARM64), or with "
+            "Python's zlib: CLICK_BUILD_DEFLATE=zlib or =zlib-ng chooses (other bytes, same contents)."
         ),
     )
     _common(p)
