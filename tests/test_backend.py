@@ -65,6 +65,31 @@ def test_sdist_is_pep625_and_rebuilds_identical_click(qml_builds: dict[str, Path
     assert from_sdist == from_tree
 
 
+@pytest.mark.oracle
+def test_sdist_route_keeps_prebuilt_plugins(tmp_path: Path) -> None:
+    """A QML app shipping a prebuilt plugin: the source package keeps the ``.so`` (and
+    any ``.o``), so ``python -m build`` packs what ``--wheel`` packs, byte for byte,
+    with the architecture the library gives."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "hello-qml")
+    plugin = project / "lib" / "x86_64-linux-gnu" / "Hello"
+    plugin.mkdir(parents=True)
+    (tmp_path / "hello.c").write_text("int hello(void) { return 42; }\n")
+    run(["cc", "-shared", "-fPIC", "-o", str(plugin / "libhelloplugin.so"), str(tmp_path / "hello.c")])
+    run(["cc", "-c", "-fPIC", "-o", str(plugin / "hello.o"), str(tmp_path / "hello.c")])
+    (plugin / "qmldir").write_text("module Hello\nplugin helloplugin\n")
+    pybuild(project, "-o", str(tmp_path / "full"))
+    pybuild(project, "--wheel", "-o", str(tmp_path / "wheel"))
+    with tarfile.open(tmp_path / "full" / "hello_qml-1.0.0.tar.gz") as tar:
+        names = tar.getnames()
+    for member in ("libhelloplugin.so", "hello.o", "qmldir"):
+        assert f"hello_qml-1.0.0/lib/x86_64-linux-gnu/Hello/{member}" in names
+    from_sdist, from_tree = only_click(tmp_path / "full"), only_click(tmp_path / "wheel")
+    assert from_sdist.name == from_tree.name == "hello-qml.clickbuild_1.0.0_amd64.click"
+    assert from_sdist.read_bytes() == from_tree.read_bytes()
+    assert "./lib/x86_64-linux-gnu/Hello/libhelloplugin.so" in data_members(from_sdist)
+    verify_both(from_sdist)
+
+
 def test_builds_are_reproducible(qml_builds: dict[str, Path], tmp_path: Path) -> None:
     again = tmp_path / "again"
     pybuild(qml_builds["project"], "-o", str(again))

@@ -17,7 +17,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from ..build import SOURCE_IGNORES, Entry, package_timestamp
+from ..build import Entry, package_timestamp
 from ..errors import BuildError
 from .appmanifest import find_manifest
 from .context import build_dir_patterns
@@ -97,9 +97,12 @@ def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings 
             "pyproject.toml: project: the source package needs [project] name and version "
             f"(or both in {label}); or build only the .click with 'python -m build --wheel'")
     summary = project.metadata.get("description") or peek.get("title") or ""
+    # The files a --wheel build reads, not buildsource's (which leaves out *.so and
+    # *.o): the .click built from this source package must be the one --wheel builds,
+    # prebuilt QML plugins and vendored libraries included.
     ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, outdir)]
     entries = stage_with_includes(project.root, ignores, project.settings.include,
-                                  exclude=[outdir], default_ignores=SOURCE_IGNORES)
+                                  exclude=[outdir])
     return name, version, str(summary), entries
 
 
