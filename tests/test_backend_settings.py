@@ -59,6 +59,37 @@ def test_sources_merge_in_order(tmp_path: Path) -> None:
     assert fat.settings.architecture == ["armhf", "arm64"]
 
 
+def test_other_click_build_variables_are_not_called_typos(tmp_path: Path) -> None:
+    """CLICK_BUILD_DEFLATE and CLICK_BUILD_DEVICE are read elsewhere: a build in a
+    project folder takes them without an "ignored" warning; a typo still gets one."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    env = {"CLICK_BUILD_DEFLATE": "zlib", "CLICK_BUILD_DEVICE": "adb"}
+    result = pybuild(project, "--wheel", env=env)
+    assert "CLICK_BUILD_" not in result.stdout + result.stderr
+    result = pybuild(project, "--wheel", env={"CLICK_BUILD_DEFLAT": "zlib"})
+    assert ("environment: CLICK_BUILD_DEFLAT: not a click-build setting; ignored"
+            in result.stdout + result.stderr)
+
+
+def test_every_click_build_variable_is_a_setting_or_named_as_another() -> None:
+    """Each ``CLICK_BUILD_*`` name in the sources is a backend setting's variable or in
+    OTHER_VARIABLES, so the backend never calls a variable click-build reads a typo."""
+    import re
+
+    import click_build
+    from click_build.backend import settings
+
+    leaves = {"CLICK_BUILD_" + "_".join(p).replace("-", "_").upper()
+              for p in settings._leaves(settings.Settings)}
+    cmake_variables = {"CLICK_BUILD_BACKEND"}  # a CMake define, not the environment
+    package = Path(click_build.__file__).parent
+    found = {name for path in package.rglob("*.py")
+             for name in re.findall(r"CLICK_BUILD_[A-Z_]*[A-Z]", path.read_text())}
+    found -= {"CLICK_BUILD_CMAKE_DEFINE"}  # the prefix of -D variables
+    assert found, "the scan found no variable at all"
+    assert found - leaves - cmake_variables == set(settings.OTHER_VARIABLES)
+
+
 @pytest.mark.parametrize(("table", "config", "fragment"), [
     ('architectur = "all"', {}, "tool.click-build.architectur: unknown setting (did you mean 'architecture'?)"),
     ('kind = "qmll"', {}, "tool.click-build.kind: 'qmll' is not one of"),

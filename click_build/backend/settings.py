@@ -27,6 +27,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
 __all__ = [
+    "OTHER_VARIABLES",
     "CMakeSettings",
     "Kind",
     "PrebuiltPython",
@@ -342,11 +343,16 @@ def _defines(tree: dict[str, object]) -> dict[str, object]:
     return defines
 
 
+#: ``CLICK_BUILD_*`` variables that other parts of click-build read (the deflate engine,
+#: the phone of ``device`` and ``run``): not backend settings, and not typos of one.
+OTHER_VARIABLES: frozenset[str] = frozenset({"CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE"})
+
+
 def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
     leaves = _leaves(Settings)
     names = {"CLICK_BUILD_" + "_".join(p).replace("-", "_").upper(): p for p in leaves}
     for var, value in sorted(environ.items()):
-        if not var.startswith("CLICK_BUILD_"):
+        if not var.startswith("CLICK_BUILD_") or var in OTHER_VARIABLES:
             continue
         if var in names:
             path = names[var]
