@@ -197,9 +197,14 @@ def test_bdist_click_for_setup_py_projects(tmp_path: Path) -> None:
     from backend_helpers import PACKAGES
 
     project = copy_project(PACKAGES / "setup-py-app", tmp_path / "app")
-    run([sys.executable, "setup.py", "-q", "bdist_click", "-d", "out"], cwd=project)
+    quiet = run([sys.executable, "setup.py", "-q", "bdist_click", "-d", "out"], cwd=project)
+    assert "built " not in quiet.stdout
     click = only_click(project / "out")
     assert click.name == "legacy-py.tester_0.3_all.click"
+    built = click.read_bytes()
+    said = run([sys.executable, "setup.py", "bdist_click", "-d", "out"], cwd=project).stdout
+    assert said.splitlines()[-1] == "built out/legacy-py.tester_0.3_all.click"  # docs/backend.md
+    assert click.read_bytes() == built
     verify_both(click)
     members = data_members(click)
     assert "./lib/python3/dist-packages/legacypy/__init__.py" in members

@@ -97,4 +97,5 @@ class bdist_click(Command):  # type: ignore[misc, unused-ignore]  # noqa: N801
         except ClickError as e:
             self._refuse(e.lines())
         self._check_version(Path(path))
-        self.announce(f"built {path}", level=2)
+        if self.verbose:  # not announce(): its levels differ between setuptools releases
+            print(f"built {path}")
