@@ -40,6 +40,25 @@ def test_build_of_a_good_app_reports_nothing(cli: Cli, tmp_path: Path) -> None:
     assert (tmp_path / "com.example.hello_1.0_all.click").exists()
 
 
+def test_manifest_keys_and_description_as_docs_manifest_says(cli: Cli, tmp_path: Path) -> None:
+    """docs/manifest.md: `x-*` keys build; any other unknown key, or no description,
+    is a review error that fails the build; --no-validate builds anyway."""
+    def build(name: str, manifest: dict[str, object], *flags: str) -> subprocess.CompletedProcess[str]:
+        src = write_tree(tmp_path / name, {**GOOD_TREE, "manifest.json": json.dumps(manifest)})
+        return cli("build", *flags, src, "-o", tmp_path / name, cwd=tmp_path, check=False)
+
+    assert build("own", {**MANIFEST, "x-source": "https://example.com"}).returncode == 0
+    unknown = build("unknown", {**MANIFEST, "foo": 1})
+    assert unknown.returncode == 1 and "foo: the stores reject this key" in unknown.stderr
+    typo = build("typo", {**MANIFEST, "titel": "x"})
+    assert "titel: unknown key (did you mean 'title'?)" in typo.stderr
+    assert typo.returncode == 1 and "[lint.manifest-key]" in typo.stderr
+    bare = build("bare", {k: v for k, v in MANIFEST.items() if k != "description"})
+    assert bare.returncode == 1 and "[lint.description-missing]" in bare.stderr
+    anyway = build("anyway", {**MANIFEST, "foo": 1}, "--no-validate")
+    assert anyway.returncode == 0 and list((tmp_path / "anyway").glob("*.click"))
+
+
 def test_build_fails_on_review_errors_unless_told(cli: Cli, tmp_path: Path) -> None:
     """Review errors fail the build (issue 12: the stores reject such packages, and
     Clickable fails too); --no-validate keeps the original's behaviour: findings are
