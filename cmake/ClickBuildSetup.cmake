@@ -437,6 +437,16 @@ function(_click_mode_defaults stage)
   if(NOT CLICK_MODE)
     return()
   endif()
+  # A package is a release build: with no build type chosen, build what python -m build
+  # builds (cmake.build-type, Release), so both routes pack the same bytes. A
+  # multi-config generator chooses at build time (--config).
+  get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT multi AND "${CMAKE_BUILD_TYPE}" STREQUAL "")
+    set(CMAKE_BUILD_TYPE Release CACHE STRING
+      "Choose the type of build (ClickBuild: Release, as python -m build)" FORCE)
+    message(STATUS "ClickBuild: CMAKE_BUILD_TYPE is Release, as python -m build builds "
+      "(-DCMAKE_BUILD_TYPE=Debug chooses another)")
+  endif()
   # Installing into that prefix without DESTDIR would write the app into the system.
   set(build "${CMAKE_BINARY_DIR}")
   string(CONFIGURE [==[

@@ -89,6 +89,23 @@ def test_the_prefix_follows_click_mode_unless_you_set_it(tmp_path: Path) -> None
     assert cache(binary)["CMAKE_INSTALL_PREFIX"] == "/opt/app"
 
 
+def test_the_build_type_is_the_backends_unless_you_choose_one(tmp_path: Path) -> None:
+    """No CMAKE_BUILD_TYPE: Release, what python -m build uses, so a plain configure
+    packs the backend's compiled bytes (tests/test_routes.py compares them)."""
+    src = qml_app(tmp_path / "app", LOAD)
+    binary = tmp_path / "build"
+    said = configure(src, binary).stdout
+    assert cache(binary)["CMAKE_BUILD_TYPE"] == "Release"
+    assert "ClickBuild: CMAKE_BUILD_TYPE is Release, as python -m build builds" in said
+    configure(src, binary, "-DCMAKE_BUILD_TYPE=Debug")
+    assert cache(binary)["CMAKE_BUILD_TYPE"] == "Debug"
+    configure(src, binary)
+    assert cache(binary)["CMAKE_BUILD_TYPE"] == "Debug"  # a choice sticks
+    desktop = tmp_path / "desktop"
+    configure(src, desktop, "-DCLICK_MODE=OFF")
+    assert cache(desktop).get("CMAKE_BUILD_TYPE", "") == ""  # not a package build: left alone
+
+
 # ---------------------------------------------------------------- INSTALL_TESTS --
 
 @pytest.mark.parametrize(("order", "defines", "expected", "said"), [
