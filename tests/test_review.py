@@ -420,6 +420,21 @@ def test_a_pure_qml_app_is_pointed_to_the_qml_variant(tmp_path: Path, framework:
     assert findings_of(fixed) == []
 
 
+def test_an_application_name_on_the_mainview_line_is_named_as_such(tmp_path: Path) -> None:
+    """``MainView { applicationName: "..."`` on one line: the store's pattern misses it
+    and warns, so the review warns too, but says why instead of "sets no applicationName"."""
+    inline = LOMIRI_MAIN.replace("MainView {\n", "MainView { applicationName: 'com.example.hello'\n")
+    inline = inline.replace("    applicationName: 'com.example.hello'\n", "")
+    pkg = craft(tmp_path / "q.click", files=with_files({"qml/Main.qml": F(inline)}))
+    (finding,) = [f for f in findings_of(pkg) if f.check == "qml.application-name"]
+    assert (finding.severity, finding.file) == ("warning", "qml/Main.qml")
+    assert "sets applicationName on its own first line (qml/Main.qml)" in finding.message
+    assert "sets no applicationName" not in finding.message
+    assert finding.hint == 'put applicationName: "com.example.hello" on a line of its own in the MainView'
+    separate = craft(tmp_path / "s.click", files=with_files({"qml/Main.qml": F(LOMIRI_MAIN)}))
+    assert not [f for f in findings_of(separate) if f.check == "qml.application-name"]
+
+
 #: Code or Python in an otherwise pure-QML 20.04 package: what each adds to the findings.
 NOT_PURE_QML: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
     "a .so": (dict(manifest=manifest(framework="ubuntu-sdk-20.04", architecture=HOST_ARCH),

@@ -93,6 +93,7 @@ class Collected:
         self.named = Sample(ordered=True)  # those that set an applicationName: "PATH ('NAME')"
         self.named_paths = Sample(ordered=True)  # and their paths
         self.name_matches = False  # some MainView's applicationName is the package name
+        self.inline_named = Sample(ordered=True)  # MainView { applicationName: on one line
         self._elf: dict[str, tuple[ElfInfo, tuple[int, int] | None]] = {}
         self._qml: dict[str, QmlFacts] = {}
         self._flagged: set[str] = set()
@@ -155,6 +156,8 @@ class Collected:
         if not facts.has_mainview:
             return
         self.mainviews.add(path)
+        if facts.inline_name:
+            self.inline_named.add(path)
         if facts.application_names:
             self.named.add(f"{path} ({facts.application_name!r})")
             self.named_paths.add(path)

@@ -30,6 +30,8 @@ MAX_LINE = 4096
 _LOMIRI = re.compile(rb"\s*import\s+Lomiri")
 _MAINVIEW = re.compile(rb"\s*MainView")
 _APPNAME = re.compile(rb"\s*applicationName\s*:\s*[\"']")
+#: ``MainView { applicationName: "x"`` on one line, which the store's pattern misses.
+_APPNAME_INLINE = re.compile(rb"\bapplicationName\s*:\s*[\"']")
 #: Compiled code using QSettings picks its own folder names (the store's exception).
 QSETTINGS = b"QSettings"
 
@@ -49,6 +51,7 @@ class QmlFacts:
         self.application_names = 0  # lines setting it in the MainView
         self.application_name = ""  # the last, cut to SHOWN_NAME characters
         self.names_package = False  # one of them is the package name
+        self.inline_name = False  # set on the MainView line itself, unseen by the store
 
 
 class QmlScanner:
@@ -85,6 +88,7 @@ class QmlScanner:
             facts.names_package = facts.names_package or name == self._package
         elif _MAINVIEW.match(line):
             self._in_mainview = True
+            facts.inline_name = facts.inline_name or bool(_APPNAME_INLINE.search(line))
             if self._line_no > 0:
                 facts.has_mainview = True
         self._line_no += 1
@@ -123,6 +127,15 @@ def _check_application_name(ctx: Context) -> None:
         first = data.named_paths.paths[0]
         message = (f"the MainView's applicationName is not the package name {name!r}: "
                    f"{data.named.listing()}")
+    elif data.inline_named:
+        # The store's check reads applicationName only on a line of its own: it warns.
+        first = data.inline_named.paths[0]
+        ctx.report.add("qml.application-name", first,
+                       "the MainView sets applicationName on its own first line "
+                       f"({data.inline_named.listing()}), where the stores' check does not "
+                       "read it: they warn that the app may not write its settings and data",
+                       f"put applicationName: \"{name}\" on a line of its own in the MainView")
+        return
     else:
         first = data.mainviews.paths[0]
         message = f"the MainView sets no applicationName: {data.mainviews.listing()}"
