@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, need
+from attack_support import real_user  # noqa: F401  (a fixture)
+from conftest import CLICK_BUILD, assert_clean_error, need
 from install_support import Env, current_user, make_click, make_env, run
 
 from click_build.install.hooks import pattern_format, pattern_possible_expansion
@@ -182,3 +184,44 @@ def test_same_links_as_the_original(cli, env: Env, shared: Path) -> None:
         assert seen[0] == seen[1] and len(seen[0]) == 2
     finally:
         hook.unlink()
+
+
+@pytest.mark.root
+@pytest.mark.oracle
+def test_the_system_desktop_hook_reaches_the_users_menu_until_unregistered(
+        shared: Path, real_user: str) -> None:
+    """docs/install.md: with Debian's click installed, installing for a user runs its
+    click-desktop.hook, which puts a launcher in the user's menu; unregister takes it
+    away, and an empty --hooks-dir leaves the home alone."""
+    need("click")
+    assert Path("/usr/share/click/hooks/click-desktop.hook").is_file()
+    desktop = "[Desktop Entry]\nName=Test\nExec=app\nIcon=app.svg\nType=Application\n"
+    pkg = make_click(shared, framework="", files={"app.desktop": desktop})
+    home = Path(pwd.getpwnam(real_user).pw_dir)
+    link = home / ".local/share/click/hooks/desktop/com.example.app_app_1.0.desktop"
+    entry = home / ".local/share/applications/com.example.app_app_1.0.desktop"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CLICK_")}  # defaults
+
+    def cli(*args: str | Path) -> None:
+        result = subprocess.run([*CLICK_BUILD, *map(str, args)], env=clean, text=True,
+                                capture_output=True)
+        assert result.returncode == 0, result.stderr
+
+    empty = shared / "no-hooks"
+    empty.mkdir()
+    for root in (shared / "db", shared / "db2"):
+        root.mkdir()
+        shutil.chown(root, "clickpkg", "clickpkg")
+    flags = ["--allow-unauthenticated", "--force-missing-framework", f"--user={real_user}"]
+    try:
+        cli("install", f"--root={shared / 'db'}", *flags, pkg)
+        assert link.is_symlink() and str(shared / "db") in os.readlink(link)
+        assert entry.is_file()
+        assert "com.example.app" in entry.read_text()
+        cli("unregister", f"--root={shared / 'db'}", f"--user={real_user}", "com.example.app")
+        assert not link.is_symlink() and not entry.exists()
+        cli("install", f"--root={shared / 'db2'}", f"--hooks-dir={empty}", *flags, pkg)
+        assert not link.is_symlink() and not entry.exists()
+    finally:
+        link.unlink(missing_ok=True)
+        entry.unlink(missing_ok=True)
