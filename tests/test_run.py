@@ -306,6 +306,32 @@ def test_qml_errors_and_status_pass_through(public_tmp: Path) -> None:
     assert "stopped" not in result.stdout  # it ended on its own, before the timeout
 
 
+def test_an_app_without_a_display_is_told_where_to_run(public_tmp: Path) -> None:
+    """docs/run.md: qmlscene with no display aborts (Qt says so among its own lines);
+    run passes its status on and says how to give it one. A failing app that had a
+    display gets no such line."""
+    need("qmlscene")
+    qml = "import QtQuick 2.12\nRectangle { width: 10; height: 10 }\n"
+    app = show_app(public_tmp / "headless", "qmlscene %U main.qml", **{"main.qml": qml})
+    bare = {k: v for k, v in {**os.environ, **REPORT}.items()
+            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = subprocess.run([*CLICK_BUILD, "run", str(app), "--timeout", "30"], env=bare,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 134  # SIGABRT, passed on as a shell shows it
+    hint = ("click-build: warning: com.example.show_show_1.0 ended with status 134, and no "
+            "display was set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
+            "under a virtual X server: xvfb-run -a click-build run ...")
+    assert result.stderr.splitlines()[-1] == hint
+    assert "could not connect to display" in result.stderr
+    virtual = subprocess.run([need("xvfb-run"), "-a", *CLICK_BUILD, "run", str(app), "--timeout",
+                              "3"], env={**bare, "LIBGL_ALWAYS_SOFTWARE": "1"},
+                             capture_output=True, text=True, timeout=300)
+    assert virtual.returncode == 0, virtual.stderr
+    assert "stopped com.example.show_show_1.0 after 3 s (--timeout)" in virtual.stdout
+    shown = cb("run", show_app(public_tmp / "shown"), env={"DISPLAY": ":99"})
+    assert shown.returncode == 7 and "no display was set" not in shown.stderr
+
+
 @pytest.mark.parametrize(("args", "fragment"), [
     (["run", "{tmp}/nowhere"], "{tmp}/nowhere: no such project folder or package file"),
     (["run", "{tmp}"], "not an app project (no pyproject.toml or manifest.json)"),
@@ -455,8 +481,8 @@ def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: 
             line = proc.stderr.readline()
             if "fallback" in line or not line:
                 break
-        assert line.startswith("click-build: warning: webapp-container is not installed "
-                               "(Debian package 'webapp-container'); fallback: serving www/ of "
+        assert line.startswith("click-build: warning: webapp-container is not installed"
+                               "; fallback: serving www/ of "
                                "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
         url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
         assert url is not None

@@ -126,4 +126,14 @@ def start(prepared: Prepared, timeout: float | None) -> int:
         return serve_app(program, plan.argv[1:], plan.cwd, timeout, prepared.app_id)
     check_runner(plan.argv, env, prepared.triplet, prepared.app_id, plan.cwd)
     _console.debug(f"starting {prepared.app_id} in {plan.cwd}: {shlex.join(plan.argv)}")
-    return run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)
+    status = run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)
+    if status != 0 and not any(env.get(k) for k in NO_DISPLAY_HINT_UNLESS):
+        # Qt's own "could not connect to display" is easy to miss above its abort.
+        _console.warn(f"{prepared.app_id} ended with status {status}, and no display was "
+                      "set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
+                      "under a virtual X server: xvfb-run -a click-build run ...")
+    return status
+
+
+#: With none of these set, a failing app most likely found no screen to open.
+NO_DISPLAY_HINT_UNLESS = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")

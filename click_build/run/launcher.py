@@ -41,11 +41,11 @@ __all__ = [
     "missing_runner_message",
 ]
 
-#: Programs the Exec lines of click apps start, and the Debian package of each.
+#: Programs the Exec lines of click apps start, and the Debian package of each
+#: (Ubuntu Touch's webapp-container has none: Debian does not ship it).
 RUNNER_PACKAGES: dict[str, str] = {
     "qmlscene": "qmlscene",
     "qml": "qml",
-    "webapp-container": "webapp-container",
     "python3": "python3",
 }
 #: Runners of HTML5 apps: without them ``run`` serves the app's pages itself.
