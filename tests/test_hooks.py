@@ -157,6 +157,23 @@ def test_hook_failures_are_clean_errors(cli, env: Env, shared: Path) -> None:
 
 
 @pytest.mark.root
+def test_a_user_level_link_that_cannot_be_made_names_hook_and_user(cli, env: Env,
+                                                                    shared: Path) -> None:
+    """A user whose home does not exist (nobody's /nonexistent): one line naming the
+    hook, the user and the path; the app stays installed, as after a failing Exec."""
+    home = pwd.getpwnam("nobody").pw_dir
+    assert not os.path.exists(home)
+    root = env.base / "db"
+    env.add_hook("menu", "Pattern: ${home}/.local/share/menu/${id}.desktop\nUser-Level: yes\n")
+    pkg = make_click(shared, hooks={"app": {"menu": "app.desktop"}})
+    result = ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated",
+                  "--user=nobody", pkg, check=False)
+    assert_clean_error(result, f"hook menu for user nobody: {home}: ")
+    assert os.readlink(root / "com.example.app" / "current") == "1.0"
+    assert not os.path.exists(home)
+
+
+@pytest.mark.root
 @pytest.mark.oracle
 @pytest.mark.xdist_group("system")
 def test_same_links_as_the_original(cli, env: Env, shared: Path) -> None:

@@ -261,14 +261,17 @@ class Hook:
 
     def install_package(self, package: str, version: str, app: str, relpath: str,
                         user: str | None = None) -> None:
-        with as_user(user if self.is_user_level else None):
-            # The new link first, then the other versions' go: the app is never
-            # left without one, even if we are killed in between.
-            self._install_link(package, version, app, relpath, user)
-            if self.is_single_version:
-                for path, p, v, a in self.previous_entries(user):
-                    if p == package and a == app and v != version:
-                        _unlink_force(path)
+        try:
+            with as_user(user if self.is_user_level else None):
+                # The new link first, then the other versions' go: the app is never
+                # left without one, even if we are killed in between.
+                self._install_link(package, version, app, relpath, user)
+                if self.is_single_version:
+                    for path, p, v, a in self.previous_entries(user):
+                        if p == package and a == app and v != version:
+                            _unlink_force(path)
+        except OSError as e:
+            raise self._link_failed(e, user) from None
         self.run_commands(user)
 
     def remove_package(self, package: str, version: str, app: str,
@@ -277,9 +280,19 @@ class Hook:
         if self._owned_by_other_version(link, package, version):
             pass  # a version-independent link now serving the new version: keep it
         else:
-            with as_user(user if self.is_user_level else None):
-                _unlink_force(link)
+            try:
+                with as_user(user if self.is_user_level else None):
+                    _unlink_force(link)
+            except OSError as e:
+                raise self._link_failed(e, user) from None
         self.run_commands(user)
+
+    def _link_failed(self, e: OSError, user: str | None) -> HookError:
+        """A link the hook could not make or remove (a home that does not exist, a
+        folder the user may not write), named with the hook and the user."""
+        who = f" for user {user}" if self.is_user_level and user else ""
+        where = f"{e.filename}: " if e.filename else ""
+        return HookError(f"hook {self.hook_name}{who}: {where}{e.strerror or e}")
 
     def _owned_by_other_version(self, link: str, package: str, version: str) -> bool:
         """A single-version system link (``${short-id}``) that points at another version.
