@@ -265,6 +265,24 @@ def test_missing_manifest_and_directory(cli, tmp_path: Path) -> None:
     assert_clean_error(cli("build", tmp_path, "--bogus", check=False), "--bogus")
 
 
+def test_clickable_layout_and_a_file_as_output_are_named(cli, make_app, tmp_path: Path) -> None:
+    """A clickable project's manifest.json.in is pointed to; -o naming a file says so."""
+    app = make_app()
+    (app / "manifest.json").rename(app / "manifest.json.in")
+    assert_clean_error(cli("build", app, check=False),
+                       "found manifest.json.in, as clickable projects have: build with "
+                       "-m manifest.json.in")
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    for command in ("build", "buildsource"):
+        result = cli(command, "-m", "manifest.json.in", "-o", taken, app, check=False)
+        assert_clean_error(result, f"-o {taken}: not a folder; give the folder to write the "
+                                   "package into")
+    out = tmp_path / "out"
+    cli("build", "-m", "manifest.json.in", "-o", out, app)
+    assert len(list(out.glob("*.click"))) == 1
+
+
 def test_bad_source_date_epoch(cli, make_app, tmp_path: Path) -> None:
     assert_clean_error(cli("build", make_app(), "-o", tmp_path, env={"SOURCE_DATE_EPOCH": "yesterday"},
                            check=False), "SOURCE_DATE_EPOCH")

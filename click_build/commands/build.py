@@ -35,10 +35,20 @@ def resolve_manifest(directory: str, manifest: str | None) -> str:
             candidate = os.path.join(candidate, "manifest.json")
         if os.path.exists(candidate):
             return candidate
-    raise BuildError(
-        f'directory "{directory}" does not contain manifest file "{manifest}" '
-        "(every Click app needs a manifest.json; see 'click-build new' for a start)"
-    )
+    template = os.path.join(directory, "manifest.json.in")
+    if manifest == "manifest.json" and os.path.isfile(template):
+        hint = "found manifest.json.in, as clickable projects have: build with -m manifest.json.in"
+    else:
+        hint = "every Click app needs a manifest.json; see 'click-build new' for a start"
+    raise BuildError(f'directory "{directory}" does not contain manifest file "{manifest}" '
+                     f"({hint})")
+
+
+def make_output_dir(path: str) -> None:
+    """``-o DIR``: made when missing, as ``mkdir -p``; a file there is refused by name."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise BuildError(f"-o {path}: not a folder; give the folder to write the package into")
+    os.makedirs(path, exist_ok=True)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +149,7 @@ def run_build(args: argparse.Namespace) -> int:
         manifest_path = resolve_manifest(args.directory, args.manifest)
         source = read_manifest_file(manifest_path, manifest_path)
         source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
-        os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+        make_output_dir(args.output_dir)
         entries = stage_tree(
             args.directory, args.ignore,
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
@@ -230,7 +240,7 @@ def _build_project(args: argparse.Namespace, level: int) -> str:
         changes["framework"] = ""
     if changes:
         project = replace(project, settings=replace(project.settings, **changes))  # type: ignore[arg-type]
-    os.makedirs(args.output_dir, exist_ok=True)  # -o DIR: made when missing, as mkdir -p
+    make_output_dir(args.output_dir)
     return str(build_package(project, args.output_dir, level))
 
 
@@ -243,7 +253,7 @@ def run_buildsource(args: argparse.Namespace) -> int:
     manifest_path = resolve_manifest(args.directory, args.manifest)
     manifest = load_manifest(manifest_path)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
-    os.makedirs(args.output_dir, exist_ok=True)
+    make_output_dir(args.output_dir)
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
     path = build_source(manifest, manifest_path, entries, args.output_dir, level=level)
     _console.info(
