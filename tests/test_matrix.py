@@ -332,8 +332,13 @@ def test_each_template_builds_for_both_frameworks_in_one_command(tmp_path: Path,
         args += ["-C", "click-build.toolchains.ubuntu-sdk-20.04=host",
                  "-C", "click-build.toolchains.ubuntu-touch-24.04-1.x=host",
                  "-C", "click-build.review=report"]
-    pybuild(project, "--wheel", "-o", str(tmp_path / "out"), *args)
+    both = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), *args)
+    assert f"* Building {kind if kind != 'cpp' else 'cmake'} app for 2 targets: " in both.stdout
     check_pair(tmp_path / "out", "1.0.0", arch)
+    if kind == "qml":  # one --framework: counted as one
+        one = click_build("build", project, "-o", tmp_path / "one", "--framework",
+                          "ubuntu-touch-24.04-1.x-qml")
+        assert "* Building qml app for 1 target: ubuntu-touch-24.04-1.x-qml/all" in one.stdout
 
 
 # ------------------------------------------------------------------ docs

@@ -124,7 +124,8 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
                       "target's framework instead")
     written_version = peek.get("version") or project.version
     shown = ", ".join(target_label(f, a or "all") for f, a in targets)
-    _console.info(f"* Building {kind} app for {len(targets)} targets: {shown}")
+    count = f"{len(targets)} targets" if len(targets) != 1 else "1 target"
+    _console.info(f"* Building {kind} app for {count}: {shown}")
     if kind != "cmake":  # as a single build: CMake projects compile theirs themselves
         base = base._replace(po_dir=str(project.root / "po"))
     plans = []
