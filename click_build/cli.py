@@ -54,6 +54,47 @@ class ArgumentParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """argparse's, but an unknown option is reported by its command's parser, with a
+        guess (only the top-level parser is called this way: commands parse "known" args)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._unrecognized(parsed, extras)
+        return parsed
+
+    def _unrecognized(self, parsed: argparse.Namespace, extras: list[str]) -> NoReturn:
+        import difflib
+
+        target: argparse.ArgumentParser = self
+        words = []  # the command (and sub-command) as typed
+        while True:
+            chosen = None
+            for action in target._actions:
+                if isinstance(action, argparse._SubParsersAction) and action.dest:
+                    word = getattr(parsed, action.dest, None)
+                    if isinstance(word, str) and word in action.choices:
+                        chosen = action.choices[word]
+                        words.append(word)
+            if not isinstance(chosen, argparse.ArgumentParser):
+                break
+            target = chosen
+        command = " ".join(words)
+        own = {s for a in self._actions for s in a.option_strings}
+        known = [s for a in target._actions for s in a.option_strings]
+        options = [a.split("=", 1)[0] for a in extras if a.startswith("-") and a != "-"]
+        notes = []
+        for name in options:
+            which = f"{name}: " if len(options) > 1 else ""
+            if target is not self and name in own:
+                notes.append(f"{which}an option of {PROG} itself goes before the command: "
+                             f"{PROG} {name} {command} ...")
+            else:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+                if close:
+                    notes.append(f"{which}did you mean {close[0]}?")
+        target.error("; ".join([f"unrecognized arguments: {' '.join(extras)}", *notes]))
+
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix(PROG).strip()
         if not command:

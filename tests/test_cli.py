@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import assert_clean_error
 
 from click_build import __version__
@@ -46,6 +47,24 @@ def test_version_help_and_errors(cli) -> None:
     assert "_cmake" not in bogus.stderr
     assert_clean_error(cli("revew", check=False), "(did you mean 'review'?)")
     assert_clean_error(cli("install", check=False), "install:")
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["build", "--strct", "."], "build: unrecognized arguments: --strct; did you mean --strict? "
+                                "(see 'click-build build --help')"),
+    (["run", "--timout", "5"], "run: unrecognized arguments: --timout; did you mean --timeout?"),
+    (["build", "-q", "."], "build: unrecognized arguments: -q; an option of click-build itself "
+                           "goes before the command: click-build -q build ..."),
+    (["device", "list", "--adb", "-x"], "device list: unrecognized arguments: -x (see "
+                                        "'click-build device list --help')"),
+    (["info", "--bogus=3", "x"], "info: unrecognized arguments: --bogus=3 (see "),
+    (["--bogus"], "unrecognized arguments: --bogus (see 'click-build --help')"),
+])
+def test_an_unknown_option_is_reported_by_its_command_with_a_guess(
+        cli, tmp_path, args: list[str], line: str) -> None:
+    result = cli(*args, cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    assert_clean_error(result, f"click-build: error: {line}")
 
 
 def test_closed_output_descriptors_give_no_traceback(tmp_path) -> None:
