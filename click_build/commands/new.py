@@ -38,7 +38,8 @@ then, in the new folder (its README.md has the details for its template):
   python -m build --wheel --no-isolation   the package lands in dist/
   click-build review dist/*.click
   click-build install --root ~/click-test --all-users --allow-unauthenticated \\
-      --force-missing-framework dist/APP_NAME.NAMESPACE_VERSION_all.click
+      --force-missing-framework dist/APP_NAME.NAMESPACE_VERSION_ARCH.click
+(ARCH is all, or this machine's architecture for cpp, as in amd64.)
 """
 
 
