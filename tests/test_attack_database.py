@@ -164,23 +164,31 @@ def test_gc_on_a_folder_that_is_not_a_database(world: World) -> None:
     assert snapshot(fake, skip=(fake / ".click",)) == before
 
 
+@pytest.mark.parametrize("how", ["symlink", "hard link"])
 @pytest.mark.parametrize("what", ["lock", "log"])
-def test_planted_lock_or_log_is_not_written_through(world: World, what: str) -> None:
+def test_planted_lock_or_log_is_not_written_through(world: World, what: str, how: str) -> None:
+    """A link to a file outside in place of the lock or the log: a hard link is no
+    symlink, so O_NOFOLLOW alone would let root write to it and give it to clickpkg."""
     world.installed()
     path = world.root / ".click" / what
     if path.exists():
         path.unlink()
-    os.symlink(world.outside / "secret", path)
+    secret = world.outside / "secret"
+    owner = os.stat(secret).st_uid
+    (os.symlink if how == "symlink" else os.link)(secret, path)
     upgrade = world.package(version="2.0")
     world.give_away(world.root)
+    os.chown(secret, owner, -1)  # give_away followed the hard link: the bait's owner back
     around = world.surroundings()
     result = world.install(upgrade, f"--user={world.user}")
-    if what == "lock":
+    if what == "lock" and how == "symlink":
         assert_refused(result, f"{path} is a symbolic link where a file belongs")
+    elif what == "lock":
+        assert_refused(result, f"{path} has 2 hard links; the installer made it with one")
     else:
         assert_ok(result)  # the log is best effort: skipped, never written through
     assert world.surroundings() == around
-    assert (world.outside / "secret").read_text() == BAIT
+    assert secret.read_text() == BAIT and os.stat(secret).st_uid == owner
 
 
 def test_fifo_as_lock_does_not_hang(world: World) -> None:
@@ -245,6 +253,28 @@ def test_ensure_ownership_never_chowns_outside(world: World) -> None:
     assert_refused(result, f"{aside} is a symbolic link")
     assert world.surroundings() == around
     assert stat.S_ISDIR(os.lstat(world.outside).st_mode)
+
+
+@pytest.mark.root
+def test_ensure_ownership_leaves_a_planted_hard_link_its_owner(world: World,
+                                                              real_user: str) -> None:
+    """A database a user owns, run-system as root: what the old owner owned goes to
+    clickpkg; a hard link the user made to a file of root's keeps root as its owner."""
+    if world.mode != "root":
+        pytest.skip("only root changes owners")
+    world.installed()
+    secret = world.outside / "secret"
+    os.chown(secret, 0, 0)
+    os.link(secret, world.root / APP / "1.0" / "hardlinked")
+    user = pwd.getpwnam(real_user)
+    for path in [world.root, *world.root.rglob("*")]:
+        if path.name != "hardlinked":
+            os.chown(path, user.pw_uid, user.pw_gid, follow_symlinks=False)
+    assert_ok(world.db("hook", "run-system"))
+    clickpkg = pwd.getpwnam("clickpkg").pw_uid
+    assert os.stat(world.root).st_uid == clickpkg
+    assert os.stat(world.root / APP / "1.0" / "app.desktop").st_uid == clickpkg
+    assert os.stat(secret).st_uid == 0 and secret.read_text() == BAIT
 
 
 @pytest.mark.root

@@ -33,6 +33,7 @@ __all__ = [
     "CLICKPKG",
     "Dir",
     "Tampered",
+    "check_own_file",
     "chown_to",
     "clickpkg_ids",
     "exchange",
@@ -111,6 +112,19 @@ def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
                             "to follow a link the installer did not make (remove it)")
     return Tampered(f"{path} is {_what(mode)} where {expected} belongs; the installer did "
                     "not make it (remove it)")
+
+
+def check_own_file(fd: int, path: str) -> os.stat_result:
+    """The open file ``path`` is a regular file with no other name: a database file
+    (the lock, the log) that the installer made.  A hard link planted in its place
+    would make root write to, or give away, a file outside the database."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise refused(path, st.st_mode, "a file")
+    if st.st_nlink != 1:
+        raise Tampered(f"{path} has {st.st_nlink} hard links; the installer made it with one "
+                       "and will not write to a file that has other names (remove it)")
+    return st
 
 
 class Dir:

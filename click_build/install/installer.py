@@ -405,7 +405,8 @@ class Installer:
         except OSError:
             return
         try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:  # never a file linked in
                 os.write(fd, log_line(action, pkg, old).encode("utf-8", "replace"))
                 if self._owner is not None:
                     os.fchown(fd, *self._owner)
@@ -578,14 +579,24 @@ class Installer:
         st = os.fstat(root.fd)
         if (st.st_uid, st.st_gid) == (uid, gid):
             return
+        # Only what the old owner owned moves: a hard link someone planted to a file
+        # outside the database (root's, say) keeps its owner.
+        old_uid = st.st_uid
+
+        def give(name: str, dir_fd: int) -> None:
+            found = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if found.st_uid == old_uid:
+                os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
+
         os.fchown(root.fd, uid, gid)
         admin = root.open(".click")
         if admin is not None:
             with admin:
-                os.fchown(admin.fd, uid, gid)
+                if os.fstat(admin.fd).st_uid == old_uid:
+                    os.fchown(admin.fd, uid, gid)
                 for name in ("log", "users"):
                     if admin.lstat(name) is not None:
-                        os.chown(name, uid, gid, dir_fd=admin.fd, follow_symlinks=False)
+                        give(name, admin.fd)
         for package in root.entries():
             if package == ".click":
                 continue
@@ -594,14 +605,14 @@ class Installer:
                 continue
             if stat.S_ISLNK(found.st_mode):
                 raise refused(root.join(package), found.st_mode)
-            os.chown(package, uid, gid, dir_fd=root.fd, follow_symlinks=False)
+            give(package, root.fd)
             if not stat.S_ISDIR(found.st_mode):
                 continue
             # fwalk: every entry by descriptor, never through a link (one swapped in
             # for a directory meanwhile is not entered).
             for _, dirs, files, dir_fd in os.fwalk(package, dir_fd=root.fd):
                 for entry in dirs + files:
-                    os.chown(entry, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
+                    give(entry, dir_fd)
 
     # -- hooks --------------------------------------------------------------------------
 

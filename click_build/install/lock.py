@@ -24,7 +24,7 @@ import os
 import stat
 
 from ..errors import ClickError, InstallError
-from .fs import Dir, chown_to, makedirs, refused
+from .fs import Dir, check_own_file, makedirs, refused
 from .names import temp_name
 
 __all__ = ["DatabaseLock"]
@@ -88,24 +88,29 @@ class DatabaseLock:
             self.tmp = self.admin.ensure("tmp", self.owner)
             self.clean()
             # Opened now: hooks may need it while working as another user.
-            self._journal = os.open(_JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            # O_EXCL: clean() removed it, so this is a new file, never one linked in.
+            self._journal = os.open(_JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
                                     | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.tmp.fd)
 
     def _open_lock(self, admin: Dir) -> int:
+        writable = True
         try:
             fd = os.open("lock", os.O_RDWR | os.O_CREAT | _LOCK_FLAGS, 0o644, dir_fd=admin.fd)
-            chown_to("lock", self.owner, admin.fd)
         except PermissionError:  # a user registering in a shared database
             fd = os.open("lock", os.O_RDONLY | _LOCK_FLAGS, dir_fd=admin.fd)
+            writable = False
         except OSError:
             st = admin.lstat("lock")
             if st is not None and not stat.S_ISREG(st.st_mode):
                 raise refused(admin.join("lock"), st.st_mode, "a file") from None
             raise
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        try:
+            check_own_file(fd, admin.join("lock"))
+            if writable and self.owner is not None:
+                os.fchown(fd, *self.owner)  # the file checked, not whatever the name is now
+        except BaseException:
             os.close(fd)
-            raise refused(admin.join("lock"), mode, "a file")
+            raise
         return fd
 
     # -- the scratch area ------------------------------------------------------------
