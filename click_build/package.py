@@ -410,9 +410,18 @@ class ScanResult:
         return index.get(path) == EXEC
 
 
+#: Modification times a file system can be given (a 64-bit time_t); tar's base-256
+#: and pax numbers reach far beyond, and os.utime() raises on those.
+MTIME_RANGE = range(-(1 << 63) + 1, 1 << 63)
+
+
 def _entry(member: TarMember) -> tuple[DataEntry, bytes]:
     """The checked entry of a member, and its path as the archive's bytes."""
     raw = member.name
+    if member.mtime not in MTIME_RANGE:
+        name = shown(raw.removeprefix(b"./").decode("utf-8", "surrogateescape") or ".")
+        raise PackageError(f"data: {name} has a modification time ({member.mtime}) no file "
+                           "system can hold")
     if raw in (b".", b"./"):
         if not member.isdir():
             raise PackageError("data: the package root is not a directory")

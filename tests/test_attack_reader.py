@@ -135,6 +135,30 @@ ARCHIVES: dict[str, tuple[bytes, str]] = {
     "unknown-type": (raw_tar(ROOT_MEMBER, raw_header(b"./x", b"Z")), "of unknown type"),
 }
 
+#: Times no file system holds (os.utime raises on them): listed by contents, as any
+#: member, but refused by the audit, so verify and install agree.
+HUGE_TIMES: dict[str, tuple[bytes, str]] = {
+    "pax-1e29": (raw_tar(ROOT_MEMBER, pax_record({b"mtime": b"1" + b"0" * 29}), DESKTOP_MEMBER),
+                 "data: app.desktop has a modification time (1" + "0" * 29 + ") no file system"),
+    "base256-2**80": (raw_tar(ROOT_MEMBER, patched(DESKTOP_MEMBER[:512], 136, b"\x80"
+                                                   + (1 << 80).to_bytes(11, "big"))
+                              + DESKTOP_MEMBER[512:]),
+                      f"data: app.desktop has a modification time ({1 << 80}) no file system"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HUGE_TIMES))
+def test_a_time_no_file_system_holds_is_refused_before_unpacking(tmp_path: Path,
+                                                                   case: str) -> None:
+    data, fragment = HUGE_TIMES[case]
+    path = with_data_tar(data).write(tmp_path / "t.click")
+    one_error(measured(*VERIFY, path)[0], fragment)
+    env = make_env(tmp_path / "env")
+    result = measured("install", f"--root={env.root}", "--allow-unauthenticated",
+                      "--force-missing-framework", path, env=env.vars())[0]
+    one_error(result, fragment)
+    assert not (env.root / "com.example.crafted").exists()
+
 
 @pytest.mark.parametrize("case", sorted(ARCHIVES))
 def test_hostile_archive(tmp_path: Path, case: str) -> None:
