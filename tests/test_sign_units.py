@@ -156,6 +156,16 @@ def test_bad_keyring_file(cli: Cli, keys: Keys, unsigned_click: Path, tmp_path: 
     result = cli("verify", "--force-missing-framework", "--keyring", broken, pkg, check=False,
                  env={"CLICK_KEYRINGS": "", "CLICK_FRAMEWORKS_DIR": "/nonexistent"})
     assert_clean_error(result, "broken.asc: an armoured block is not valid base64")
+    # a real keyring with one byte of its base64 made non-ASCII
+    armoured = gpg(keys.store.home, "--export", "--armor", keys.store.fingerprint).stdout
+    lines = armoured.split(b"\n")
+    body = next(i for i, line in enumerate(lines) if len(line) > 40)
+    lines[body] = b"\xe9" + lines[body][1:]
+    damaged = tmp_path / "damaged.asc"
+    damaged.write_bytes(b"\n".join(lines))
+    result = cli("verify", "--force-missing-framework", "--keyring", damaged, pkg, check=False,
+                 env={"CLICK_KEYRINGS": "", "CLICK_FRAMEWORKS_DIR": "/nonexistent"})
+    assert_clean_error(result, "damaged.asc: an armoured block is not valid base64")
 
 
 def test_api_on_open_file_and_errors(keys: Keys, unsigned_click: Path, tmp_path: Path,

@@ -236,7 +236,7 @@ def dearmor(text: bytes, what: str) -> bytes:
         i += 1
         try:
             out += base64.b64decode("".join(body), validate=True)
-        except binascii.Error:
+        except ValueError:  # binascii.Error, or a non-ASCII byte (read as U+FFFD)
             raise SignatureError(f"{what}: an armoured block is not valid base64") from None
     if not out:
         raise SignatureError(f"{what}: no armoured OpenPGP block found")
