@@ -347,15 +347,24 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when it is too large for one (``1e400``):
+    Python would make it infinity, which JSON cannot write back (``Infinity``), and
+    the original tool could then not read the manifest stored in the database."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
 def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
     """Strict JSON: an object, no duplicate keys, no NaN; errors name ``source``."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         text = text.removeprefix("\ufeff")  # a BOM some editors write
-        data = json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant
-        )
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
+                          parse_float=_finite)
     except UnicodeDecodeError as e:
         raise ManifestError([f"is not valid UTF-8 ({e.reason})"], source) from None
     except json.JSONDecodeError as e:

@@ -257,6 +257,15 @@ def test_every_problem_reported(cli, make_app, tmp_path: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 5
 
 
+def test_a_number_json_cannot_write_back_is_refused(cli, make_app, tmp_path: Path) -> None:
+    app = make_app()
+    text = (app / "manifest.json").read_text()
+    (app / "manifest.json").write_text(text.replace("{", '{"x-big": 1e400, ', 1))
+    result = cli("build", app, "-o", tmp_path, check=False)
+    assert_clean_error(result, "manifest.json: invalid JSON: the number 1e400 is too large")
+    assert not list(tmp_path.glob("*.click"))
+
+
 def test_missing_manifest_and_directory(cli, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert_clean_error(cli("build", tmp_path / "empty", check=False), "does not contain manifest")

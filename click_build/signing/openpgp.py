@@ -13,7 +13,6 @@ reads only binary keyrings.
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass
 
 from ..errors import SignatureError
