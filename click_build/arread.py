@@ -17,10 +17,14 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-__all__ = ["AR_MAGIC", "ArMember", "MemberReader", "read_ar_members"]
+__all__ = ["AR_MAGIC", "MAX_AR_MEMBERS", "ArMember", "MemberReader", "read_ar_members"]
 
 AR_MAGIC = b"!<arch>\n"
 _AR_HEADER = 60
+#: A package has four members and a few signatures (``_gpgorigin``, ``_gpgmaint``,
+#: ...): a file with more is refused at the first extra header, before millions of
+#: empty members cost memory and minutes.
+MAX_AR_MEMBERS = 64
 
 
 class ArMember(Record):
@@ -66,6 +70,9 @@ def read_ar_members(f: BinaryIO, file_size: int) -> list[ArMember]:
         start = pos + _AR_HEADER
         if start + size > file_size:
             raise ArchiveError(f"ar member {name} is truncated ({size} bytes declared)")
+        if len(members) == MAX_AR_MEMBERS:
+            raise ArchiveError(f"more than {MAX_AR_MEMBERS} ar members: not a Click package "
+                               f"(it has 4, and a signature or a few)")
         members.append(ArMember(name, start, size, pos))
         pos = start + size + (size % 2)
         if pos == file_size + 1 and size % 2:

@@ -292,6 +292,26 @@ def test_the_limits_are_where_the_docs_say(tmp_path: Path) -> None:
     one_error(measured("info", big.write(tmp_path / "big.click"))[0], "manifest is implausibly large")
 
 
+def test_a_flood_of_ar_members_is_refused_at_the_first_extra_header(tmp_path: Path) -> None:
+    """A valid package followed by 200,000 empty ar members (12 MB): refused when the
+    65th header is read, so no command's memory or time grows with the flood."""
+    from click_build.arread import MAX_AR_MEMBERS
+
+    path = Crafted().write(tmp_path / "flood.click")
+    header = b"_gpgx".ljust(16) + b"0".ljust(12) + b"0".ljust(6) * 2 + b"100644".ljust(8) \
+        + b"0".ljust(10) + b"`\n"
+    with open(path, "ab") as f:
+        f.write(header * 200_000)
+    env = make_env(tmp_path / "env")
+    for command in (("info",), ("contents",), VERIFY,
+                    ("install", f"--root={env.root}", "--allow-unauthenticated",
+                     "--force-missing-framework")):
+        result, peak, _seconds = measured(*command, path, env=env.vars())
+        one_error(result, f"more than {MAX_AR_MEMBERS} ar members: not a Click package")
+        assert peak < 64 << 10, (command, peak)
+    assert not (env.root / "com.example.crafted").exists()
+
+
 def test_hard_links_and_unsorted_members(tmp_path: Path) -> None:
     """Archives in no builder's order, and hard links, switch the audit to its index:
     every check still holds."""
