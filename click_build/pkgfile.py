@@ -10,6 +10,7 @@ happens to the original meanwhile.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -114,11 +115,21 @@ def private_copy(path: str | os.PathLike[str], directory: str | int | None = Non
     directory descriptor); its ``name`` is ``path``, for messages.  Every
     later read (signature, audit, unpack) sees these bytes.
     """
+    from .arread import AR_MAGIC
+
     where = os.fspath(path)
     with open_regular(where) as src:
+        # Checked before a byte is copied, so that a terabyte of nothing (a sparse
+        # file costs its owner no disk) is refused at once, not written out; the
+        # copy is then audited from its first byte on.
+        if os.pread(src.fileno(), len(AR_MAGIC), 0) != AR_MAGIC:
+            raise PackageError(f"{where}: not a Click package: it does not start with an ar "
+                               "archive header")
+        size = os.fstat(src.fileno()).st_size
         copy = anonymous_file(directory)
         try:
-            _copy_all(src.fileno(), copy.fileno(), where)
+            _check_room(copy.fileno(), size, where)
+            _copy(src.fileno(), copy.fileno(), size, where)
             raw = io.FileIO(os.dup(copy.fileno()), "r+b")
         finally:
             copy.close()
@@ -127,26 +138,46 @@ def private_copy(path: str | os.PathLike[str], directory: str | int | None = Non
     return named
 
 
-def _copy_all(src: int, dst: int, where: str) -> None:
-    """Copy until end of file (the source may still be growing or shrinking)."""
+def _check_room(dst: int, size: int, where: str) -> None:
+    try:
+        st = os.fstatvfs(dst)
+    except OSError:
+        return
+    free = st.f_bavail * st.f_frsize
+    if size > free:
+        raise PackageError(f"{where}: {size} bytes, and the copy that is checked and unpacked "
+                           f"needs that much room: only {free} bytes are free there")
+
+
+def _copy(src: int, dst: int, size: int, where: str) -> None:
+    """Copy the ``size`` bytes the file had when opened: one that grows meanwhile
+    cannot make the copy endless, one that shrinks gives a shorter copy."""
+    left = size
     try:
         if hasattr(os, "copy_file_range"):
             try:
-                while os.copy_file_range(src, dst, 1 << 30):
-                    pass
+                while left > 0:
+                    done = os.copy_file_range(src, dst, min(left, 1 << 30))
+                    if not done:
+                        return
+                    left -= done
                 return
-            except OSError:
+            except OSError as e:
+                if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+                    raise
                 # Not supported here (different file systems on old kernels...):
                 # restart from the beginning with plain reads.
                 os.lseek(src, 0, os.SEEK_SET)
                 os.lseek(dst, 0, os.SEEK_SET)
                 os.ftruncate(dst, 0)
-        while True:
-            chunk = os.read(src, 1 << 20)
+                left = size
+        while left > 0:
+            chunk = os.read(src, min(left, 1 << 20))
             if not chunk:
                 return
+            left -= len(chunk)
             view = memoryview(chunk)
             while view:
                 view = view[os.write(dst, view):]
     except OSError as e:
-        raise PackageError(f"{where}: cannot read: {e.strerror}") from None
+        raise PackageError(f"{where}: cannot copy: {e.strerror}") from None

@@ -312,6 +312,18 @@ def test_a_flood_of_ar_members_is_refused_at_the_first_extra_header(tmp_path: Pa
     assert not (env.root / "com.example.crafted").exists()
 
 
+def test_a_terabyte_sparse_file_is_refused_without_being_copied(tmp_path: Path) -> None:
+    hollow = tmp_path / "hollow.click"
+    with open(hollow, "wb") as f:
+        f.truncate(1 << 40)
+    env = make_env(tmp_path / "env")
+    for command in (VERIFY, ("install", f"--root={env.root}", "--allow-unauthenticated",
+                             "--force-missing-framework")):
+        result, _peak, seconds = measured(*command, hollow, env=env.vars())
+        one_error(result, "not a Click package: it does not start with an ar archive header")
+        assert seconds < 30, command  # not hours of writing zeros
+
+
 def test_hard_links_and_unsorted_members(tmp_path: Path) -> None:
     """Archives in no builder's order, and hard links, switch the audit to its index:
     every check still holds."""

@@ -54,7 +54,7 @@ def test_other_non_regular_paths_are_refused(tmp_path: Path, kind: str) -> None:
 
 def test_private_copy_does_not_change_when_the_original_does(tmp_path: Path) -> None:
     original = tmp_path / "pkg.click"
-    content = os.urandom(3 << 20)  # larger than one read
+    content = b"!<arch>\n" + os.urandom(3 << 20)  # larger than one read
     original.write_bytes(content)
     with private_copy(original) as copy:
         assert copy.name == str(original)
@@ -76,6 +76,30 @@ def test_private_copy_has_no_name_in_the_file_system(tmp_path: Path) -> None:
         assert list(scratch.iterdir()) == []
         assert os.fstat(copy.fileno()).st_nlink == 0
         assert os.fstat(copy.fileno()).st_mode & 0o777 == 0o600
+
+
+def test_a_sparse_file_is_refused_before_it_is_copied(tmp_path: Path) -> None:
+    """A terabyte of nothing costs its owner no disk: refused by its first bytes, and
+    a sparse file that does start like a package, by its size against the free space,
+    both before one byte is written."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    hollow = tmp_path / "hollow.click"
+    with open(hollow, "wb") as f:
+        f.truncate(1 << 40)
+    with pytest.raises(PackageError, match="not a Click package: it does not start with an ar"):
+        private_copy(hollow, str(scratch))
+    st = os.statvfs(scratch)
+    free = st.f_bavail * st.f_frsize
+    with open(hollow, "r+b") as f:
+        f.write(b"!<arch>\n")
+        f.truncate(free + (1 << 30))
+    used = st.f_blocks - st.f_bfree
+    with pytest.raises(PackageError, match=r"bytes, and the copy that is checked and unpacked "
+                                           r"needs that much room: only \d+ bytes are free"):
+        private_copy(hollow, str(scratch))
+    after = os.statvfs(scratch)
+    assert (after.f_blocks - after.f_bfree - used) * after.f_frsize < 64 << 20  # nothing copied
 
 
 def test_missing_file_is_one_clear_error(tmp_path: Path) -> None:
