@@ -364,3 +364,15 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, shown
     assert b"[4/4] unpacking com.example.shown" in shown  # 3 files and app.desktop
+
+
+def test_info_of_a_path_with_a_fifo_for_its_manifest_does_not_hang(cli, tmp_path: Path) -> None:
+    """``info PATH`` reads the manifest of the tree holding PATH: a FIFO there (a tree
+    anyone may have made) is refused at once, never waited on."""
+    tree = tmp_path / "com.example.app" / "1.0"
+    (tree / ".click" / "info").mkdir(parents=True)
+    (tree / "app.desktop").write_text("x")
+    os.mkfifo(tree / ".click" / "info" / "com.example.app.manifest")
+    result = subprocess.run([*CLICK_BUILD, "info", str(tree / "app.desktop")],
+                            capture_output=True, text=True, timeout=60)
+    assert_clean_error(result, "com.example.app.manifest: not a regular file")

@@ -227,10 +227,19 @@ def read_installed_manifest(path: str, package: str) -> dict[str, object]:
     """The manifest of the installed package at ``path``, a directory the user named."""
     manifest_path = os.path.join(path, ".click", "info", f"{package}.manifest")
     try:
-        with open(manifest_path, "rb") as f:
+        # O_NONBLOCK and a type check on the open file: a FIFO there cannot hang us.
+        fd = os.open(manifest_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InstallError(f"Failed to parse manifest in {manifest_path}: not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as f:
             raw = f.read(MAX_MANIFEST + 1)
     except OSError as e:
         raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
+    finally:
+        os.close(fd)
     if len(raw) > MAX_MANIFEST:
         raise InstallError(f"Failed to parse manifest in {manifest_path}: larger than "
                            f"{MAX_MANIFEST} bytes")
