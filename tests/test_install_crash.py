@@ -281,6 +281,34 @@ def crash_hooked_upgrade(world: HookWorld, journaled: bool = False) -> tuple[int
 
 
 @pytest.mark.slow
+def test_killed_unregister_leaves_no_link_into_a_gone_registration(tmp_path: Path) -> None:
+    """unregister killed at every step: the user-level hook link (which points through
+    the registration) never dangles, and while the user is still registered the next
+    unregister finishes the job."""
+    world = HookWorld(tmp_path, tmp_path / "links" / "single")
+    env = world.env
+    args = ["unregister", f"--root={env.root}", f"--user={world.user}", APP]
+    user_links = world.dirs["user"]
+    step, killed = 1, 0
+    while True:
+        world.restore()
+        result = run_killed_at(env, step, args)
+        assert "Traceback" not in result.stderr, result.stderr
+        assert check_invariants(env.root) == [], step
+        assert world.problems() == [], step
+        if result.returncode == 0:
+            break
+        killed += 1
+        if registered(env):
+            recover = run_killed_at(env, 0, args)
+            assert recover.returncode == 0, (step, recover.stderr)
+        assert not registered(env) and os.listdir(user_links) == [], step
+        assert world.problems() == [], step
+        step += 1
+    assert killed >= 5 and os.listdir(user_links) == []
+
+
+@pytest.mark.slow
 def test_killed_upgrade_keeps_every_hook_link_consistent(tmp_path: Path) -> None:
     """System hooks (one link per version, one per app) and a user hook, killed at every
     step of an upgrade: no link dangles or points into 2.0 before ``current`` does, no

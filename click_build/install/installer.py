@@ -454,12 +454,15 @@ class Installer:
             if version is not None and old != version:
                 raise InstallError(f"Not removing {package} {old}; expected version {version}")
             self.db.find(package, old)  # a planted link in its place: refused before any change
-            registry.remove_link(package, lock, self._owner)
+            # The user's hook links first: they point through the registration, so a
+            # kill between the two steps must leave a registration without links (the
+            # next unregister finishes), never links into a registration that is gone.
             if not registry.is_pseudo_user:
                 package_remove_hooks(self.db, package, old, registry.name, self.hooks_dir, lock)
             elif registry.name == ALL_USERS:
                 for name in logged_in_users():
                     package_remove_hooks(self.db, package, old, name, self.hooks_dir, lock)
+            registry.remove_link(package, lock, self._owner)
             self._maybe_remove(package, old, lock)
 
     # -- removal ----------------------------------------------------------------------
