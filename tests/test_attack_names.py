@@ -132,6 +132,11 @@ HOSTILE_PACKAGES: dict[str, tuple[dict[str, object], str]] = {
                            "hook longlink: link path"),
     "user-hook-link-too-long": ({"hooks": {"a" * 40: {"userlink": "app.desktop"}}},
                                 "hook userlink: link path"),
+    # for a hook this machine does not have (yet): one added later would trip on them
+    "hook-file-control-char": ({"hooks": {"app": {"absent": "app\x1b.desktop"}}},
+                               "hook absent of app app: file '/app\\x1b.desktop': component"),
+    "hook-file-dot": ({"hooks": {"app": {"absent": "."}}}, "is not a name"),
+    "hook-file-dotdot": ({"hooks": {"app": {"absent": "../x"}}}, "must not contain '..'"),
 }
 
 

@@ -142,6 +142,25 @@ def test_hook_install_remove_and_run_commands(cli, env: Env, shared: Path) -> No
     assert_clean_error(result, "No click hook 'no-such-hook' installed")
 
 
+def test_one_bad_app_does_not_keep_a_hook_from_the_others(cli, env: Env, shared: Path) -> None:
+    """An installed app whose hook file no link can name (a database another tool
+    wrote): hook install and run-system link every other app, then fail naming it."""
+    root, out = env.base / "db", shared / "late"
+    user = current_user()
+    for name in ("com.example.bad", "com.example.good"):
+        ours(cli, env, "install", f"--root={root}", "--allow-unauthenticated", f"--user={user}",
+             make_click(shared, name=name, hooks={"app": {"late": "x"}}))
+    stored = root / "com.example.bad" / "1.0" / ".click" / "info" / "com.example.bad.manifest"
+    stored.write_text(stored.read_text().replace('"late": "x"', '"late": "x\\u001b"'))
+    env.add_hook("late", f"Pattern: {out}/${{id}}\nUser: {user}\nExec: true\n")
+    for args in (["hook", "install", "late"], ["hook", "run-system"]):
+        shutil.rmtree(out, ignore_errors=True)
+        result = ours(cli, env, *args, f"--root={root}", check=False)
+        assert_clean_error(result, "hook late: 1 app(s) could not be linked (com.example.bad 1.0: ",
+                           "contains a control character")
+        assert links(out) == {"com.example.good_app_1.0": f"{root}/com.example.good/1.0/x"}
+
+
 def test_hook_failures_are_clean_errors(cli, env: Env, shared: Path) -> None:
     root = env.base / "db"
     env.add_hook("bad", f"Pattern: {shared}/bad/${{id}}\nUser: {current_user()}\nExec: exit 3\n")

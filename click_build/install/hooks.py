@@ -350,8 +350,18 @@ class Hook:
         return True
 
     def install(self, user: str | None = None) -> None:
+        failed = []
         for package, version, app, owner, relpath in self.relevant_apps(user):
-            self.install_package(package, version, app, relpath, owner)
+            try:
+                self.install_package(package, version, app, relpath, owner)
+            except ClickError as e:  # one bad app (say, installed by another tool) is
+                failed.append(f"{package} {version}: {e}")  # no reason to skip the rest
+        self._raise_for(failed)
+
+    def _raise_for(self, failed: list[str]) -> None:
+        if failed:
+            raise HookError(f"hook {self.hook_name}: {len(failed)} app(s) could not be "
+                            f"linked ({'; '.join(failed)}); every other app was")
 
     def remove(self, user: str | None = None) -> None:
         for package, version, app, owner, _ in self.relevant_apps(user):
@@ -360,15 +370,24 @@ class Hook:
     def sync(self, user: str | None = None) -> None:
         """Link every relevant app, drop links nobody needs, run Exec once."""
         seen = set()
+        failed = []
         apps = self.relevant_apps(user)  # read with our privileges, written with theirs
         with as_user(user if self.is_user_level else None):
             for package, version, app, owner, relpath in apps:
+                try:
+                    self._install_link(package, version, app, relpath, owner)
+                except OSError as e:
+                    failed.append(f"{package} {version}: {self._link_failed(e, user)}")
+                    continue
+                except ClickError as e:
+                    failed.append(f"{package} {version}: {e}")
+                    continue
                 seen.add(f"{package}_{app}_{version}")
-                self._install_link(package, version, app, relpath, owner)
             for path, package, version, app in self.previous_entries(user):
                 if f"{package}_{app}_{version}" not in seen:
                     _unlink_force(path)
         self.run_commands(user)
+        self._raise_for(failed)
 
 
 def _run_as(command: str, user: str) -> None:
@@ -457,6 +476,8 @@ def check_install_links(db: Database, package: str, version: str,
     for app, names in hooks.items():
         app_id(package, app, version)  # ${id} fits in a name, whatever hook comes later
         for hook_name, relpath in names.items():
+            # whatever hooks this machine has now: one added later must find a clean path
+            check_link_path(os.path.join("/", relpath), f"hook {hook_name} of app {app}: file")
             for hook in open_all(db, hook_name, directory):
                 owners = users if hook.is_user_level else [None]
                 for user in owners:
