@@ -28,23 +28,22 @@ class ClickError(Exception):
     """Root of every error click-build reports to its user."""
 
     def lines(self) -> list[str]:
-        """The message as one or more error lines (one per problem)."""
+        """The message as error lines: one (several problems share it, ``; ``-joined),
+        or one per package when a command worked through several."""
         return [str(self)]
 
 
 class ManifestError(ClickError):
     """manifest.json is missing, unreadable or breaks the format's rules.
 
-    Carries every problem found, so the user can fix them all in one go.
+    Carries every problem found, so the user can fix them all in one go; they are
+    reported on one line, ``; ``-separated.
     """
 
     def __init__(self, problems: list[str], source: str = "manifest.json") -> None:
         self.problems = list(problems)
         self.source = source
-        super().__init__("; ".join(f"{source}: {p}" for p in self.problems))
-
-    def lines(self) -> list[str]:
-        return [f"{self.source}: {p}" for p in self.problems]
+        super().__init__(f"{source}: " + "; ".join(self.problems))
 
 
 class ArchiveError(ClickError):

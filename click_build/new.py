@@ -88,14 +88,11 @@ def _config_value(value: object) -> object:
 
 
 class AnswerError(ConfigError):
-    """One or more answers cannot make a valid app; one line per problem."""
+    """One or more answers cannot make a valid app (all reported, on one line)."""
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
-
-    def lines(self) -> list[str]:
-        return list(self.problems)
 
 
 @dataclass(frozen=True)
