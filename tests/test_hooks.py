@@ -161,6 +161,23 @@ def test_one_bad_app_does_not_keep_a_hook_from_the_others(cli, env: Env, shared:
         assert links(out) == {"com.example.good_app_1.0": f"{root}/com.example.good/1.0/x"}
 
 
+def test_hook_files_that_are_not_files_are_skipped_not_waited_on(cli, env: Env,
+                                                                 shared: Path) -> None:
+    """A FIFO and a link to /dev/zero among the *.hook files: skipped at once (an
+    install never waits on one, nor reads one without end); the real hook runs."""
+    root, out = env.base / "db", shared / "real"
+    os.mkfifo(env.hooks / "fifo.hook")
+    os.symlink("/dev/zero", env.hooks / "zero.hook")
+    (env.hooks / "big.hook").write_text("Pattern: /x/${id}\n" + "X-Pad: y\n" * 20000)
+    env.add_hook("real", f"Pattern: {out}/${{id}}\n")
+    pkg = make_click(shared, hooks={"app": {"real": "x", "fifo": "x", "zero": "x", "big": "x"}})
+    result = subprocess.run([*CLICK_BUILD, "install", f"--root={root}", "--allow-unauthenticated",
+                             str(pkg)], env={**os.environ, **env.vars()}, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert links(out) == {"com.example.app_app_1.0": f"{root}/com.example.app/1.0/x"}
+
+
 def test_hook_failures_are_clean_errors(cli, env: Env, shared: Path) -> None:
     root = env.base / "db"
     env.add_hook("bad", f"Pattern: {shared}/bad/${{id}}\nUser: {current_user()}\nExec: exit 3\n")

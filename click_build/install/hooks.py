@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import pwd
 import re
+import stat
 from collections.abc import Iterator
 
 from ..deb822 import parse_simple
@@ -431,15 +432,36 @@ def hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
         for entry in _entries(directory):
             if not entry.endswith(".hook"):
                 continue
-            try:
-                with open(os.path.join(directory, entry), encoding="utf-8",
-                          errors="replace") as f:
-                    fields = parse_simple(f.read())
-            except OSError:
-                continue
-            files.append((entry[:-5], fields))
+            text = _read_hook_file(os.path.join(directory, entry))
+            if text is not None:
+                files.append((entry[:-5], parse_simple(text)))
         _CACHE[directory] = files
     return _CACHE[directory]
+
+
+#: A hook file is a few short fields; anything larger is not one.
+MAX_HOOK_FILE = 64 << 10
+
+
+def _read_hook_file(path: str) -> str | None:
+    """A hook file's text; None for what cannot be one (a FIFO, a device such as
+    /dev/zero, a file past MAX_HOOK_FILE): skipped, as an unreadable one always was,
+    and never waited on or read without end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HOOK_FILE:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            raw = f.read(MAX_HOOK_FILE + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if len(raw) > MAX_HOOK_FILE else raw.decode("utf-8", "replace")
 
 
 def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,
