@@ -156,7 +156,7 @@ def test_one_bad_app_does_not_keep_a_hook_from_the_others(cli, env: Env, shared:
     for args in (["hook", "install", "late"], ["hook", "run-system"]):
         shutil.rmtree(out, ignore_errors=True)
         result = ours(cli, env, *args, f"--root={root}", check=False)
-        assert_clean_error(result, "hook late: 1 app(s) could not be linked (com.example.bad 1.0: ",
+        assert_clean_error(result, "hook late: failed for 1 app(s) (com.example.bad 1.0: ",
                            "contains a control character")
         assert links(out) == {"com.example.good_app_1.0": f"{root}/com.example.good/1.0/x"}
 

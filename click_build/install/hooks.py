@@ -361,8 +361,8 @@ class Hook:
 
     def _raise_for(self, failed: list[str]) -> None:
         if failed:
-            raise HookError(f"hook {self.hook_name}: {len(failed)} app(s) could not be "
-                            f"linked ({'; '.join(failed)}); every other app was")
+            raise HookError(f"hook {self.hook_name}: failed for {len(failed)} app(s) "
+                            f"({'; '.join(failed)}); the other apps are done")
 
     def remove(self, user: str | None = None) -> None:
         for package, version, app, owner, _ in self.relevant_apps(user):
