@@ -118,10 +118,11 @@ def test_a_bad_manifest_fails_at_configure_time_with_every_problem(tmp_path: Pat
                            "maintainer": "nobody", "framework": "ubuntu-sdk-20.04"})
     error = failure(tmp_path, "click_manifest(manifest.json.in)", HOOK, "click_package()",
                     files={"manifest.json.in": template})
-    assert "manifest.json.in: name: 'Bad_Name' is not a valid package name" in error
-    assert "manifest.json.in: version: 'not a version' is not a valid Debian version" in error
-    assert ("manifest.json.in: maintainer: 'nobody' must look like "
-            "'Full Name <email@example.com>'") in error
+    # every problem, on the one error line
+    assert "click-build: error: manifest.json.in: name: 'Bad_Name' is not a valid package name" \
+        in error
+    assert "; version: 'not a version' is not a valid Debian version" in error
+    assert "; maintainer: 'nobody' must look like 'Full Name <email@example.com>'" in error
     assert not (tmp_path / "build" / "click" / "stage").exists()
 
 
