@@ -17,7 +17,7 @@ import stat
 from collections.abc import Iterator
 
 from ..errors import InstallError
-from .fs import Dir, Tampered, sorted_names
+from .fs import Dir, Tampered, read_regular, sorted_names
 from .names import (
     check_package,
     check_root,
@@ -227,20 +227,12 @@ def read_installed_manifest(path: str, package: str) -> dict[str, object]:
     """The manifest of the installed package at ``path``, a directory the user named."""
     manifest_path = os.path.join(path, ".click", "info", f"{package}.manifest")
     try:
-        # O_NONBLOCK and a type check on the open file: a FIFO there cannot hang us.
-        fd = os.open(manifest_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        st, raw = read_regular(manifest_path, MAX_MANIFEST)  # a FIFO there cannot hang us
     except OSError as e:
         raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InstallError(f"Failed to parse manifest in {manifest_path}: not a regular file")
-        with os.fdopen(os.dup(fd), "rb") as f:
-            raw = f.read(MAX_MANIFEST + 1)
-    except OSError as e:
-        raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_MANIFEST:
+    if not stat.S_ISREG(st.st_mode):
+        raise InstallError(f"Failed to parse manifest in {manifest_path}: not a regular file")
+    if raw is None or len(raw) > MAX_MANIFEST:
         raise InstallError(f"Failed to parse manifest in {manifest_path}: larger than "
                            f"{MAX_MANIFEST} bytes")
     return _manifest_from_bytes(raw, manifest_path, path)

@@ -38,6 +38,7 @@ __all__ = [
     "clickpkg_ids",
     "exchange",
     "makedirs",
+    "read_regular",
     "sorted_names",
 ]
 
@@ -112,6 +113,23 @@ def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
                             "to follow a link the installer did not make (remove it)")
     return Tampered(f"{path} is {_what(mode)} where {expected} belongs; the installer did "
                     "not make it (remove it)")
+
+
+def read_regular(path: str, limit: int, dir_fd: int | None = None,
+                 follow: bool = True) -> tuple[os.stat_result, bytes | None]:
+    """``path``'s status and, when it is a regular file of at most ``limit`` bytes,
+    up to ``limit + 1`` of its bytes (None otherwise: the caller says why).  Opened
+    without blocking, so a FIFO put there never makes us wait; ``follow=False``
+    refuses a link."""
+    flags = _READ_FLAGS if not follow else _READ_FLAGS & ~os.O_NOFOLLOW
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return st, None
+        return st, os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
 
 
 def check_own_file(fd: int, path: str) -> os.stat_result:
@@ -242,17 +260,12 @@ class Dir:
 
     def read(self, name: str, limit: int) -> bytes:
         """The regular file ``name`` (never through a link, never blocking on a FIFO)."""
-        fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise refused(self.join(name), st.st_mode, "a file")
-            if st.st_size > limit:
-                raise InstallError(f"{self.join(name)} is {st.st_size} bytes; the limit is "
-                                   f"{limit}")
-            return os.read(fd, limit + 1)[:limit]
-        finally:
-            os.close(fd)
+        st, data = read_regular(name, limit, self.fd, follow=False)
+        if not stat.S_ISREG(st.st_mode):
+            raise refused(self.join(name), st.st_mode, "a file")
+        if data is None:
+            raise InstallError(f"{self.join(name)} is {st.st_size} bytes; the limit is {limit}")
+        return data[:limit]
 
     # -- changing --------------------------------------------------------------------
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 import pwd
 import re
-import stat
 from collections.abc import Iterator
 
 from ..deb822 import parse_simple
 from ..errors import ClickError, FrameworkError, HookError
 from .database import Database
-from .fs import makedirs, sorted_names
+from .fs import makedirs, read_regular, sorted_names
 from .identity import as_user
 from .links import place_link
 from .names import app_id, check_app, check_link_path, check_user, component_problem
@@ -377,11 +376,9 @@ class Hook:
             for package, version, app, owner, relpath in apps:
                 try:
                     self._install_link(package, version, app, relpath, owner)
-                except OSError as e:
-                    failed.append(f"{package} {version}: {self._link_failed(e, user)}")
-                    continue
-                except ClickError as e:
-                    failed.append(f"{package} {version}: {e}")
+                except (OSError, ClickError) as e:
+                    why = self._link_failed(e, user) if isinstance(e, OSError) else e
+                    failed.append(f"{package} {version}: {why}")
                     continue
                 seen.add(f"{package}_{app}_{version}")
             for path, package, version, app in self.previous_entries(user):
@@ -448,20 +445,10 @@ def _read_hook_file(path: str) -> str | None:
     /dev/zero, a file past MAX_HOOK_FILE): skipped, as an unreadable one always was,
     and never waited on or read without end."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        _st, raw = read_regular(path, MAX_HOOK_FILE)
     except OSError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HOOK_FILE:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            raw = f.read(MAX_HOOK_FILE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return None if len(raw) > MAX_HOOK_FILE else raw.decode("utf-8", "replace")
+    return None if raw is None or len(raw) > MAX_HOOK_FILE else raw.decode("utf-8", "replace")
 
 
 def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,

@@ -22,6 +22,8 @@ from .launcher import LaunchPlan
 __all__ = ["Prepared", "parse_env_pairs", "prepare", "render_shell", "start"]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: With none of these set, a failing app most likely found no screen to open.
+NO_DISPLAY_HINT_UNLESS = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,3 @@ def start(prepared: Prepared, timeout: float | None) -> int:
                       "under a virtual X server: xvfb-run -a click-build run ...")
     return status
 
-
-#: With none of these set, a failing app most likely found no screen to open.
-NO_DISPLAY_HINT_UNLESS = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
