@@ -39,6 +39,8 @@ FAIRNESS = """\
 How the comparison is made fair:
 - click-build is a wheel of this checkout installed by pip into a fresh venv of the
   system's Python, the interpreter the original click runs on; the original is Debian's.
+  Both run timestamp-checked .pyc files (pip compiles ours as for a user, without
+  SOURCE_DATE_EPOCH, which would make them re-hash their sources on every import).
 - Both install the same .click file (built once) with the same options, each run into a
   fresh database folder made the same way, started by the same small runner process
   with the same environment; both drop to clickpkg to unpack when root.

@@ -197,13 +197,26 @@ def install_click_build(work: Path) -> Path:
     # The benchmark's own pip installs into the venv (as `venv/bin/pip install` would,
     # without spending seconds on ensurepip): the wheel's files, compiled .pyc, the script,
     # and its dependencies from the package index, as a user gets them (zlib-ng).
+    # Without SOURCE_DATE_EPOCH, as in a user's shell: with it, pip compiles .pyc files that
+    # re-hash their source on every import (checked-hash), where a user's are checked by
+    # timestamp, like the original's Debian-compiled ones.
+    install_env = {k: v for k, v in env.items() if k != "SOURCE_DATE_EPOCH"}
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"),
                     "install", "-q", str(wheel)],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
-    if not any((venv / "lib").glob("python3*/site-packages/click_build/__pycache__/*.pyc")):
+                   check=True, env=install_env, stdout=subprocess.DEVNULL)
+    compiled = list((venv / "lib").glob("python3*/site-packages/click_build/__pycache__/*.pyc"))
+    if not compiled:
         raise SystemExit("the wheel install has no compiled .pyc files")
+    if any(pyc_flags(p) != 0 for p in compiled):
+        raise SystemExit("the wheel install compiled hash-based .pyc files, not a user's")
     stamp.write_text(digest)
     return script
+
+
+def pyc_flags(path: Path) -> int:
+    """The flags word of a .pyc header (PEP 552): 0 for timestamp-checked files."""
+    with open(path, "rb") as f:
+        return int.from_bytes(f.read(8)[4:8], "little")
 
 
 @dataclass

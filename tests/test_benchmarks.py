@@ -34,6 +34,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     site = next((script.parent.parent / "lib").glob("python3*/site-packages"))
     assert (site / "click_build" / "build.py").is_file()  # a real copy, not an editable link
     assert not list(site.glob("__editable__*"))
+    # compiled as pip compiles for a user: timestamp-checked, not hash-checked .pyc files
+    compiled = list((site / "click_build" / "__pycache__").glob("*.pyc"))
+    assert compiled and {benchlib.pyc_flags(p) for p in compiled} == {0}
     yield script
 
 
