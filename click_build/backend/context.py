@@ -58,14 +58,29 @@ def excluded_paths(ctx: Context) -> list[str]:
     return paths + ([str(ctx.outdir)] if ctx.outdir else []) + [str(ctx.work)]
 
 
+#: Kinds whose tools (setuptools, CMake) build in ``build/`` at the project's top.
+TOOL_BUILD_KINDS = ("python", "cmake")
+
+
 def build_dir_patterns(project: Project, outdir: Path | None = None) -> list[str]:
     """Ignore patterns that keep the backend's own build folders out of packages.
 
     The build folders (``build-dir``, ``build/click-{arch}`` by default) and the
     output folder when it lies in the project (``click-build run`` writes into
     ``build/click-run``), and every folder of the project that holds nothing
-    but those (the ``build/`` around them, which would be packed empty).
+    but those (the ``build/`` around them, which would be packed empty).  For
+    the kinds whose tools build in ``build/`` (setuptools; CMake's ``-B build``),
+    that whole folder: it is never the app's source.
     """
+    from .kinds import resolve  # here: kinds imports this module
+
+    if resolve(project) in TOOL_BUILD_KINDS:
+        return ["/build", *_own_build_dirs(project, outdir)]
+    return _own_build_dirs(project, outdir)
+
+
+def _own_build_dirs(project: Project, outdir: Path | None) -> list[str]:
+    """``build_dir_patterns`` whatever the kind."""
     import fnmatch
     import glob
 

@@ -24,6 +24,10 @@ from ..elf import MANYLINUX_MACHINES, scan_elf
 from ..errors import BuildError, ConfigError
 from .context import Context, build_dir_patterns, clean, excluded_paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "pip_command", "python_requires_ok", "run_build_py", "source_excludes", "stage_python",
     "vendor",
@@ -210,7 +214,7 @@ def stage_python(ctx: Context) -> list[Entry]:
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     modules = _relative_to(sources, ctx.project.root, ctx.source_root)
-    ignores = [*settings.exclude, "/build", *build_dir_patterns(ctx.project, ctx.outdir)]
+    ignores = [*settings.exclude, *build_dir_patterns(ctx.project, ctx.outdir)]
     entries = stage_files(ctx.source_root, ignores, settings.include, excluded_paths(ctx))
     entries = _without(entries, modules)
     if build_lib.is_dir():
@@ -262,24 +266,53 @@ def _main(argv: list[str]) -> int:
         script = os.path.join(egg_base, "setup_shim.py")
         with open(script, "w", encoding="utf-8") as f:
             f.write("from setuptools import setup\nsetup()\n")
+    failures = _record_setup_exits(setuptools)
     dist = run_setup(script, ["egg_info", "--egg-base", egg_base,
                               "build_py", "--build-lib", build_lib], stop_after="run")
+    # run_setup() swallows the SystemExit setuptools turns its errors into (a flat
+    # layout with several top-level packages, say): without this the build went on
+    # with none of the app's modules.
+    if failures or "build_py" not in dist.have_run:
+        sys.stderr.write(f"{failures[0] if failures else 'setup() ran no build_py'}\n")
+        return 1
     with open(report, "w", encoding="utf-8") as f:
         json.dump({"exclude": source_excludes(dist)}, f)
     return 0
 
 
+def _record_setup_exits(setuptools: Any) -> list[object]:
+    """Make ``setuptools.setup`` note the failure it exits with; the list fills as it does."""
+    failures: list[object] = []
+    real_setup = setuptools.setup
+
+    def setup(**attrs: object) -> object:
+        try:
+            return real_setup(**attrs)
+        except SystemExit as e:
+            if e.code not in (None, 0):
+                failures.append(e.code)
+            raise
+
+    setuptools.setup = setup
+    return failures
+
+
 def source_excludes(dist: object) -> list[str]:
     """Patterns (``/path`` from the project folder) of the modules setuptools built.
 
-    Those land in packages-dir, so they are not data.  Only module files, never
-    whole folders: setuptools' discovery takes folders such as qml/ or assets/
-    for (namespace) packages, and their QML and images must stay in the app.
+    Those land in packages-dir, so they are not data, and neither are the package
+    data files of a package with modules.  Never whole folders, nor the files of
+    a folder without modules: setuptools' discovery takes folders such as qml/ or
+    assets/ for (namespace) packages, and their QML and images must stay in the app.
     """
     cmd = dist.get_command_obj("build_py")  # type: ignore[attr-defined]
     cmd.ensure_finalized()
-    return sorted({"/" + os.path.normpath(path).replace(os.sep, "/")
-                   for path in cmd.get_source_files()})
+    modules = [os.path.normpath(path) for path in cmd.get_source_files()]
+    with_modules = {os.path.dirname(path) for path in modules}
+    package_data = [os.path.normpath(os.path.join(src_dir, name))
+                    for _package, src_dir, _build_dir, names in cmd.data_files
+                    if os.path.normpath(src_dir) in with_modules for name in names]
+    return sorted({"/" + path.replace(os.sep, "/") for path in modules + package_data})
 
 
 if __name__ == "__main__":

@@ -103,7 +103,30 @@ def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings 
     ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, outdir)]
     entries = stage_with_includes(project.root, ignores, project.settings.include,
                                   exclude=[outdir])
+    for e in entries:
+        if e.kind == "symlink" and _leaves_tree(e.arcname, e.target):
+            raise BuildError(
+                f"{e.arcname}: a link to {e.target!r}, outside the project, cannot go into a "
+                "source package (Python's build tools refuse to unpack it); make it a "
+                "relative link inside the project, or build only the .click with "
+                "'python -m build --wheel'")
     return name, version, str(summary), entries
+
+
+def _leaves_tree(arcname: str, target: str) -> bool:
+    """Does a link at ``arcname`` to ``target`` point outside the tree (as tarfile's
+    ``data`` filter, which unpacks source packages, judges it)?"""
+    if target.startswith("/"):
+        return True
+    depth = arcname.count("/")  # folders above the link, inside the tree
+    for part in target.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
 
 
 def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
