@@ -46,16 +46,22 @@ def frameworks_dir(override: str | os.PathLike[str] | None = None) -> str:
     return os.fspath(override or os.environ.get("CLICK_FRAMEWORKS_DIR") or DEFAULT_FRAMEWORKS_DIR)
 
 
+#: A framework file is a few lines; anything bigger is not one.
+MAX_FRAMEWORK_FILE = 64 << 10
+
+
 def read_framework(name: str, directory: str | os.PathLike[str]) -> Framework | None:
     if not FRAMEWORK_RULE.fullmatch(name):
         return None
-    try:
-        with open(os.path.join(directory, f"{name}.framework"), encoding="utf-8",
-                  errors="replace") as f:
-            text = f.read()
+    from .install.fs import read_regular
+
+    try:  # not open(): a FIFO there would hang us, /dev/zero exhaust memory
+        _st, raw = read_regular(os.path.join(directory, f"{name}.framework"), MAX_FRAMEWORK_FILE)
     except OSError:
         return None
-    return Framework(name, parse_simple(text))
+    if raw is None or len(raw) > MAX_FRAMEWORK_FILE:  # not a regular file, or no framework's
+        return None
+    return Framework(name, parse_simple(raw.decode("utf-8", "replace")))
 
 
 def list_frameworks(directory: str | os.PathLike[str]) -> list[Framework]:

@@ -55,6 +55,10 @@ class InstalledPackage:
         self.name, self.version, self.path, self.writeable = name, version, path, writeable
 
 
+#: A databases configuration file is a few lines; anything bigger is not one.
+MAX_CONFIG_FILE = 64 << 10
+
+
 def read_config(config_dir: str) -> list[str]:
     """The ``root`` of each ``[Click Database]`` in ``*.conf``, in file-name order.
 
@@ -69,9 +73,11 @@ def read_config(config_dir: str) -> list[str]:
     for name in names:
         if not name.endswith(".conf"):
             continue
-        try:
-            with open(os.path.join(config_dir, name), encoding="utf-8") as f:
-                text = f.read()
+        try:  # not open(): a FIFO there would hang us, /dev/zero exhaust memory
+            _st, raw = read_regular(os.path.join(config_dir, name), MAX_CONFIG_FILE)
+            if raw is None or len(raw) > MAX_CONFIG_FILE:
+                continue  # not a regular file, or no database configuration's size
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         section = None
