@@ -10,11 +10,12 @@ import os
 import pwd
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from crafting import MANIFEST, Crafted, Member, tar_bytes
-from install_support import make_env
+from install_support import check_invariants, make_env
 
 #: ``python -m click_build``, in an interpreter whose library nobody but root can read:
 #: once the process is no longer root, every import of a module not yet loaded fails.
@@ -142,3 +143,84 @@ def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
         assert result.stderr.splitlines()[-1] == error
         assert not installed.exists()
         assert os.listdir(root / ".click" / "tmp") == []
+
+
+#: ``click-build ARGS`` whose unpacking child waits for the file argv[1] before it unpacks.
+HELD_CHILD = """
+import os, sys, time
+import click_build.install.installer as installer
+
+gate, real = sys.argv[1], installer.Installer._unpack
+def unpack(self, *args, **kwargs):  # runs in the child, after the drop
+    while not os.path.exists(gate):
+        time.sleep(0.02)
+    real(self, *args, **kwargs)
+installer.Installer._unpack = unpack
+from click_build.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid) and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.root
+def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
+        tmp_path: Path, public_tmp: Path) -> None:
+    """kill -9 of a root install leaves its clickpkg child unpacking into the scratch
+    area; the next writer must wait for it, not clear the scratch area under it."""
+    if os.geteuid() != 0:
+        pytest.skip("only root drops to clickpkg")
+    env = {**os.environ, **make_env(tmp_path).vars()}
+    first, second = _package(tmp_path / "a.click", "gz"), tmp_path / "b.click"
+    Crafted(manifest=dict(MANIFEST, framework="fw-1", version="2.0"),
+            data=[Member("./", kind="dir", mode=0o755), Member("./app.desktop", b"[D]\n")]
+            ).write(second)
+    gate = public_tmp / "open"  # where clickpkg can look for it
+    root = tmp_path / "root"
+    args = [f"--root={root}", "--allow-unauthenticated"]
+    killed = subprocess.Popen([sys.executable, "-c", HELD_CHILD, str(gate), "install", *args,
+                               str(first)], env=env, stderr=subprocess.DEVNULL)
+    for _ in range(1000):
+        children = _children(killed.pid)
+        if children:
+            break
+        time.sleep(0.01)
+    (orphan,) = children
+    killed.kill()
+    killed.wait()
+    assert _running(orphan)  # not killed with its parent: it holds the lock now
+    nxt = subprocess.Popen([sys.executable, "-m", "click_build", "install", *args, str(second)],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        assert nxt.poll() is None  # waits for the lock, which the orphan still holds
+        gate.touch()
+        _out, err = nxt.communicate(timeout=60)
+    finally:
+        gate.touch()
+        nxt.kill()
+    assert nxt.returncode == 0, err
+    assert not _running(orphan)  # it ended before the next writer went on
+    assert "Traceback" not in err
+    assert os.readlink(root / "com.example.crafted" / "current") == "2.0"
+    assert os.listdir(root / ".click" / "tmp") == []  # the orphan's work cleared after it ended
+    assert check_invariants(root) == []

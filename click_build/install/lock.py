@@ -51,6 +51,12 @@ class DatabaseLock:
         self._fd = -1
         self._journal = -1
 
+    @property
+    def fd(self) -> int:
+        """The descriptor that holds the flock (-1 when inert); a child that inherits
+        it holds the lock too, until both have closed it."""
+        return self._fd
+
     def __enter__(self) -> DatabaseLock:
         try:
             self._open()
