@@ -46,6 +46,10 @@ def shown(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
+#: The longest file name (one path component) Linux file systems take, in bytes.
+NAME_MAX = 255
+
+
 def path_problem(path: str) -> str | None:
     """Why ``path`` (relative, '/'-separated) cannot name a file in a package, or None."""
     if not path:
@@ -59,6 +63,10 @@ def path_problem(path: str) -> str | None:
         return f"path {path!r} is not clean (empty, '.' or '..' component)"
     if parts[0] == ".click":
         return f"{shown(path)} is inside the reserved top-level .click directory"
+    for part in parts:
+        if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
+            return (f"{shown(path)} has a name of more than {NAME_MAX} bytes, which no "
+                    "file system takes")
     return None
 
 

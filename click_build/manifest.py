@@ -33,6 +33,7 @@ __all__ = [
     "Manifest",
     "Problems",
     "dump_manifest",
+    "not_text_at",
     "hook_path_problem",
     "json_schema",
     "load_manifest",
@@ -375,7 +376,7 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
         raise ManifestError([f"invalid JSON: {e}"], source) from None
     if not isinstance(data, dict):
         raise ManifestError(["must be a JSON object ({...})"], source)
-    where = _not_unicode(data)
+    where = not_text_at(data)
     if where is not None:
         problem = (f"{where}: an escape such as \\ud800 stands for half of a UTF-16 pair "
                    "(a lone surrogate), which is not text; write the character itself")
@@ -383,7 +384,7 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
     return data
 
 
-def _not_unicode(data: object) -> str | None:
+def not_text_at(data: object) -> str | None:
     """Where the first string that cannot be written as UTF-8 is (JSON escapes can
     decode to lone surrogates); None when every key and value is text.  A loop,
     not recursion: the nesting is the attacker's choice."""

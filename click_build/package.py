@@ -449,6 +449,9 @@ def _entry(member: TarMember) -> tuple[DataEntry, bytes]:
         target = member.linkname.decode("utf-8", "surrogateescape")
         if not target:
             raise PackageError(f"data: symbolic link {shown(path)} has an empty target")
+        if len(member.linkname) >= _PATH_MAX:  # symlink(2) refuses it: ENAMETOOLONG
+            raise PackageError(f"data: symbolic link {shown(path)} has a target of "
+                               f"{len(member.linkname)} bytes; the limit is {_PATH_MAX - 1}")
         return DataEntry(path, "symlink", 0o777, 0, member.mtime, target), raw
     if kind == b"1":
         target = member.linkname.decode("utf-8", "surrogateescape").removeprefix("./")

@@ -271,7 +271,9 @@ def test_the_limits_are_where_the_docs_say(tmp_path: Path) -> None:
     more is refused.  Control files are read up to 1 MiB."""
     from click_build.tarread import MAX_LONG_NAME, MAX_PAX
 
-    name = b"./" + b"n" * (MAX_LONG_NAME - 3)  # with its NUL: exactly the cap
+    body = MAX_LONG_NAME - 3  # "./" + body + NUL: exactly the cap, in names of 200 bytes
+    name = b"./" + (b"n" * 200 + b"/") * (body // 201) + b"n" * (body % 201)
+    assert len(name) + 1 == MAX_LONG_NAME
     pax_path = b"./" + b"p" * 200
     fill = 100
     while (body := int(pax_record({b"path": pax_path, b"comment": b"c" * fill})[124:135], 8)) \
@@ -290,6 +292,35 @@ def test_the_limits_are_where_the_docs_say(tmp_path: Path) -> None:
               f"long name record of {MAX_LONG_NAME + 1} bytes")
     big = Crafted(manifest=dict(MANIFEST, **{"x-pad": "a" * (1 << 20)}))
     one_error(measured("info", big.write(tmp_path / "big.click"))[0], "manifest is implausibly large")
+
+
+#: Paths no file system takes: listed by contents, refused by verify and install alike
+#: (symlink(2) and open(2) would fail half-way through the unpacking).
+UNTAKEABLE: dict[str, tuple[bytes, str, str]] = {
+    "name-256": (raw_tar(ROOT_MEMBER, DESKTOP_MEMBER, _long(b"L", 261, b"./d/" + b"a" * 256
+                                                           + b"\0"), raw_member(b"./x", b"x")),
+                 "a" * 256, "a name of more than 255 bytes"),
+    "target-4096": (raw_tar(ROOT_MEMBER, DESKTOP_MEMBER,
+                            _long(b"K", 4097, b"t" * 4096 + b"\0"),
+                            raw_member(b"./s", kind=b"2", linkname=b"t")),
+                    "", "symbolic link s has a target of 4096 bytes; the limit is 4095"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNTAKEABLE))
+def test_a_path_no_file_system_takes_is_refused_before_unpacking(tmp_path: Path,
+                                                                 case: str) -> None:
+    data, listed, fragment = UNTAKEABLE[case]
+    sums = f"{DESKTOP_MD5}  app.desktop\n" + (
+        f"{hashlib.md5(b'x').hexdigest()}  d/{listed}\n" if listed else "")
+    path = with_data_tar(data, md5sums=sums).write(tmp_path / "t.click")
+    one_error(measured(*VERIFY, path)[0], fragment)
+    env = make_env(tmp_path / "env")
+    result = measured("install", f"--root={env.root}", "--allow-unauthenticated",
+                      "--force-missing-framework", path, env=env.vars())[0]
+    one_error(result, fragment)
+    assert "unpacking failed" not in result.stderr
+    assert not (env.root / "com.example.crafted").exists()
 
 
 def test_a_flood_of_ar_members_is_refused_at_the_first_extra_header(tmp_path: Path) -> None:
@@ -359,8 +390,9 @@ def test_links_are_bounded(tmp_path: Path) -> None:
     result, peak, seconds = measured(*VERIFY, path)
     one_error(result, f"more than {MAX_LINKS} links")
     assert peak < 64 << 10 and seconds < 120
-    # Links of 8 KiB each: their targets would take hundreds of MiB.
-    long_link = _long(b"K", 8001, b"a" * 8000 + b"\0")
+    # Links of 4,000 bytes each (a file system's limit is 4,095): their targets would
+    # take 80 MiB.
+    long_link = _long(b"K", 4001, b"a" * 4000 + b"\0")
     wide = [ROOT_MEMBER, DESKTOP_MEMBER]
     for i in range(20000):
         wide += [long_link, raw_member(b"./w%05d" % i, kind=b"2", linkname=b"x")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import assert_clean_error
@@ -90,3 +91,24 @@ def test_framework_commands(cli, env: Env) -> None:
                        "No click framework 'nope' installed")
     assert_clean_error(cli("framework", "get-field", "fw-1", "x", check=False, env=env.vars()),
                        "Framework 'fw-1' has no field named 'x'")
+
+
+def test_an_installed_manifest_with_a_lone_surrogate(env: Env, cli: Any) -> None:
+    """Planted in clickpkg's copy of the manifest, "\\ud800" parses as JSON but cannot be
+    printed: readers report the manifest as unreadable (list skips it, as the original
+    skips one it cannot parse) instead of dying on the output."""
+    pkg = make_click(env.base / "pkgs", framework="fw-1")
+    user = current_user()
+    cli("install", f"--root={env.root}", f"--user={user}", "--allow-unauthenticated", pkg,
+        env=env.vars())
+    manifest = env.root / "com.example.app" / "1.0" / ".click" / "info" / "com.example.app.manifest"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps(dict(data, title="SURROGATE")).replace(
+        '"SURROGATE"', '"\\ud800"'))
+    for args in (["list", "--manifest", f"--user={user}"], ["list", "--all", "--manifest"]):
+        listed = cli(*args, f"--root={env.root}", env=env.vars())
+        assert json.loads(listed.stdout) == [] and "Traceback" not in listed.stderr
+    for what in ("com.example.app", str(manifest.parent.parent.parent / "app.desktop")):
+        result = cli("info", f"--root={env.root}", f"--user={user}", what, env=env.vars(),
+                     check=False)
+        assert_clean_error(result, "title holds a lone surrogate escape, which is not text")

@@ -17,6 +17,7 @@ import stat
 from collections.abc import Iterator
 
 from ..errors import InstallError
+from ..manifest import not_text_at
 from .fs import Dir, Tampered, read_regular, sorted_names
 from .names import (
     check_package,
@@ -208,6 +209,10 @@ def _manifest_from_bytes(raw: bytes, where: str, directory: str) -> dict[str, ob
         raise InstallError(f"Failed to parse manifest in {where}: {e}") from None
     if not isinstance(data, dict):
         raise InstallError(f"Manifest in {where} is not a JSON object")
+    bad = not_text_at(data)
+    if bad is not None:  # a lone surrogate ("\ud800"): it could not be printed
+        raise InstallError(f"Failed to parse manifest in {where}: {bad} holds a lone "
+                           "surrogate escape, which is not text")
     for key in [k for k in data if k.startswith("_")]:
         del data[key]
     data["_directory"] = directory
