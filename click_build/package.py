@@ -145,6 +145,9 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
                     f"member {i + 1} is {name!r} where {want}.gz was expected "
                     f"(members: {', '.join(names)})"
                 )
+            if name == "control.tar.bz2":  # dpkg reads bzip2 data, never control
+                raise PackageError("member 3 is 'control.tar.bz2', a compression dpkg cannot "
+                                   "read in a control archive; control.tar.gz was expected")
         elif name != want:
             if want == "_click-binary":
                 raise PackageError(

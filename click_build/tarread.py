@@ -87,6 +87,12 @@ MAX_LONG_NAME = 8 << 10
 MAX_PAX = 16 << 10
 #: Memory xz may use to decompress (its dictionary): what ``xz -9`` needs, and some.
 XZ_MEMLIMIT = 128 << 20
+#: Decompressed bytes may exceed this many times the compressed bytes read only within
+#: the first EXPANSION_FREE bytes.  gzip tops out near 1,032 to 1, xz near 7,000 (runs of
+#: zeros); bzip2 reaches a million, so a few kilobytes could keep a reader busy for
+#: minutes: a bomb, not an app.
+MAX_EXPANSION = 50_000
+EXPANSION_FREE = 64 << 20
 #: Members any archive may hold, however small (ten times a big real app).
 MAX_MEMBERS = 1 << 20
 #: Magic bytes of the compressions a package member may use, by file suffix.
@@ -193,7 +199,11 @@ class Decompressed:
         except (AttributeError, OSError, ValueError):  # io.BytesIO and friends
             self._fd = None
         self._pos = offset
+        self._start = offset
         self._end = offset + size
+        self._produced = 0
+        # bzip2 takes input in small steps, so the expansion check counts what it used
+        self._input_size = 1 << 10 if compression == ".bz2" else _INPUT
         self._kind = compression
         self._pending = b""  # compressed input not yet given to the decompressor
         self._done = False
@@ -222,7 +232,7 @@ class Decompressed:
         if self._pending:
             data, self._pending = self._pending, b""
             return data
-        n = min(_INPUT, self._end - self._pos)
+        n = min(self._input_size, self._end - self._pos)
         if n <= 0:
             return b""
         try:
@@ -308,6 +318,12 @@ class Decompressed:
                                        "is truncated)")
             out = d.decompress(data, CHUNK)
             if out:
+                self._produced += len(out)
+                if self._produced > max(EXPANSION_FREE,
+                                        MAX_EXPANSION * (self._pos - self._start)):
+                    raise ArchiveError(
+                        f"{self._label}the compressed data expands more than {MAX_EXPANSION:,} "
+                        "times (a decompression bomb, not an app)")
                 return out
 
 

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need
@@ -874,3 +875,68 @@ def test_review_keeps_no_application_name_per_qml_line(tmp_path: Path) -> None:
     result, peak, _seconds = measured("review", named)
     assert "qml.application-name" not in result.stdout, result.stdout
     assert peak < 64 << 10, peak
+
+
+
+def _zeros_tar(size: int, compressor: Any) -> bytes:
+    """A data.tar of app.desktop and ``size`` bytes of zeros, compressed a MiB at a time."""
+    out = [compressor.compress(ROOT_MEMBER + DESKTOP_MEMBER + raw_header(b"./zeros", b"0", size))]
+    chunk = bytes(1 << 20)
+    out += [compressor.compress(chunk) for _ in range(size >> 20)]
+    out += [compressor.compress(b"\0" * 1024), compressor.flush()]
+    return b"".join(out)
+
+
+def _zeros_package(path: Path, size: int, member: str, compressor: Any) -> Path:
+    sums = f"{DESKTOP_MD5}  app.desktop\n{hashlib.md5(bytes(size)).hexdigest()}  zeros\n"
+    parts = with_data_tar(b"", md5sums=sums, installed_size=size >> 9).parts()
+    parts[3] = (member, _zeros_tar(size, compressor))
+    return Crafted(members=parts).write(path)
+
+
+def test_a_bzip2_bomb_is_refused_at_once(tmp_path: Path) -> None:
+    """bzip2 shrinks zeros a million times: 100 MiB of them take a few hundred bytes, and
+    a few kilobytes would keep a reader busy for minutes.  Refused once the data has
+    expanded past 64 MiB at more than 50,000 times what was read."""
+    import bz2
+
+    path = _zeros_package(tmp_path / "bomb.click", 100 << 20, "data.tar.bz2",
+                          bz2.BZ2Compressor(9))
+    assert path.stat().st_size < 4096
+    fragment = "data.tar.bz2: the compressed data expands more than 50,000 times"
+    for command in (("contents",), VERIFY):
+        result, peak, seconds = measured(*command, path)
+        one_error(result, fragment)
+        assert peak < 64 << 10 and seconds < 10, (command, peak, seconds)
+    env = make_env(tmp_path / "env")
+    result = measured("install", f"--root={env.root}", "--allow-unauthenticated",
+                      "--force-missing-framework", path, env=env.vars())[0]
+    one_error(result, fragment)
+    assert not (env.root / "com.example.crafted").exists()
+
+
+def test_zeros_that_xz_and_gzip_shrink_most_are_read(tmp_path: Path) -> None:
+    """The expansion limit is above what gzip (1,000 times) and xz (7,000) can reach."""
+    import lzma
+    import zlib
+
+    size = 80 << 20
+    gz = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    for member, compressor in (("data.tar.gz", gz),
+                               ("data.tar.xz", lzma.LZMACompressor(preset=9))):
+        path = _zeros_package(tmp_path / f"{member}.click", size, member, compressor)
+        result = measured(*VERIFY, path)[0]
+        assert result.returncode == 0, result.stderr
+
+
+def test_a_bzip2_control_archive_is_refused_as_dpkg_refuses_it(tmp_path: Path) -> None:
+    import bz2
+
+    parts = Crafted().parts()
+    control = gzip.decompress(parts[2][1])
+    parts[2] = ("control.tar.bz2", bz2.compress(control))
+    path = Crafted(members=parts).write(tmp_path / "c.click")
+    dpkg = subprocess.run([need("dpkg-deb"), "-I", path], capture_output=True, text=True)
+    assert dpkg.returncode != 0 and "unknown compression" in dpkg.stderr
+    for command in (("info",), VERIFY):
+        one_error(measured(*command, path)[0], "control.tar.bz2", "dpkg cannot read")
