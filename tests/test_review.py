@@ -397,6 +397,16 @@ def test_qt_version_against_the_framework(tmp_path: Path) -> None:
     assert review_with("ubuntu-sdk-20.04", big) == {("lint.qt-version", "lib/bin/hello")}
 
 
+def test_a_web_app_is_not_pointed_to_the_qml_variant(tmp_path: Path) -> None:
+    """No QML, only HTML run by webapp-container: the QML part of the framework is not
+    what it needs, so no advice."""
+    files = {k: v for k, v in GOOD_FILES.items() if not k.endswith(".qml")}
+    files["www/index.html"] = F("<!doctype html><title>Web</title>\n")
+    pkg = craft(tmp_path / "w.click", manifest=manifest(framework="ubuntu-sdk-20.04"),
+                files=files)
+    assert "lint.framework-variant" not in {f.check for f in findings_of(pkg)}
+
+
 @pytest.mark.parametrize(("framework", "policy_version", "variant"), [
     ("ubuntu-sdk-20.04", 20.04, "ubuntu-sdk-20.04-qml"),
     ("ubuntu-sdk-20.04.1", 20.04, "ubuntu-sdk-20.04.1-qml"),

@@ -96,6 +96,7 @@ class Collected:
         self.inline_named = Sample(ordered=True)  # MainView { applicationName: on one line
         self._elf: dict[str, tuple[ElfInfo, tuple[int, int] | None]] = {}
         self._qml: dict[str, QmlFacts] = {}
+        self.has_qml = False  # some file ends in .qml (a web app has none)
         self._flagged: set[str] = set()
 
     def resolve(self, path: str) -> str | None:
@@ -149,6 +150,7 @@ class Collected:
                 versions.add(path)
 
     def add_qml(self, path: str, facts: QmlFacts) -> None:
+        self.has_qml = True
         if len(self._qml) < _KEPT_QML:
             self._qml[path] = facts
         if facts.imports_lomiri:

@@ -284,10 +284,11 @@ def check_data(ctx: Context) -> None:
 
 
 def _check_framework_variant(ctx: Context) -> None:
-    """An app with no compiled code and no Python needs only the QML part of its framework:
-    advice with the fix, as the package works as it is (the stores do not check this)."""
+    """A QML app with no compiled code and no Python needs only the QML part of its
+    framework: advice with the fix, as the package works as it is (the stores do not
+    check this).  Not for web apps (no QML): their runtime is not QML's part."""
     assert ctx.data is not None
-    if ctx.data.code or ctx.data.python:
+    if ctx.data.code or ctx.data.python or not ctx.data.has_qml:
         return
     for name in ctx.frameworks:
         variant = qml_variant(name)
