@@ -87,6 +87,19 @@ function(_click_finalize_translations)
     add_custom_target(click_translations ALL DEPENDS ${outputs})
   endif()
   set_property(GLOBAL PROPERTY _CLICK_LINGUAS_DIR "${linguas_dir}")
+  # The set of .po files, in a file rewritten only when the set changes (the glob of
+  # click_translations() reconfigures when one comes or goes): the translated desktop
+  # files depend on it, so a language removed is removed from them too.
+  set(po_list "${CMAKE_BINARY_DIR}/click/po-files.txt")
+  string(REPLACE ";" "\n" listed "${po_files}")
+  set(previous "")
+  if(EXISTS "${po_list}")
+    file(READ "${po_list}" previous)
+  endif()
+  if(NOT previous STREQUAL "${listed}\n")
+    file(WRITE "${po_list}" "${listed}\n")
+  endif()
+  set_property(GLOBAL PROPERTY _CLICK_PO_LIST "${po_list}")
 
   # The .pot template, written next to the .po files for translators by the extraction
   # of `click-build i18n` (Lomiri's and Qt's keywords, QML read as JavaScript, UTF-8).
@@ -127,6 +140,8 @@ function(_click_finalize_hooks hook_args apparmor_args)
   get_property(hooks GLOBAL PROPERTY _CLICK_HOOKS)
   get_property(linguas_dir GLOBAL PROPERTY _CLICK_LINGUAS_DIR)
   get_property(po_files GLOBAL PROPERTY _CLICK_PO_FILES)
+  get_property(po_list GLOBAL PROPERTY _CLICK_PO_LIST)
+  get_property(stage GLOBAL PROPERTY CLICK_STAGING_DIR)
   set(hooks_out "")
   set(apparmor_out "")
   set(desktop_outputs "")
@@ -143,13 +158,28 @@ function(_click_finalize_hooks hook_args apparmor_args)
     endif()
     list(APPEND hooks_out --hook "${app}" "${hook}" "${path}")
     set(file "${source}")
-    if(hook STREQUAL "desktop" AND po_files)
+    if(hook STREQUAL "desktop" AND po_list)
+      # Made at build time whenever the desktop file, a .po file or the set of them
+      # changes; with no .po file (yet, or any more) it is the file as it is.
       set(file "${CMAKE_BINARY_DIR}/click/desktop/${app}/${name}")
+      if(po_files)
+        set(make "${CLICK_MSGFMT_EXECUTABLE}" --desktop "--template=${source}"
+                 -d "${linguas_dir}" -o "${file}")
+      else()
+        set(make "${CMAKE_COMMAND}" -E copy "${source}" "${file}")
+      endif()
+      # The click target's copy goes with it: `cmake --install` tells files apart by
+      # their times, to the second, and would keep the old one when both fall in the
+      # same second.
+      set(staged "")
+      if(CLICK_MODE AND stage)
+        set(staged COMMAND "${CMAKE_COMMAND}" -E rm -f "${stage}/${path}")
+      endif()
       add_custom_command(OUTPUT "${file}"
         COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/click/desktop/${app}"
-        COMMAND "${CLICK_MSGFMT_EXECUTABLE}" --desktop "--template=${source}"
-                -d "${linguas_dir}" -o "${file}"
-        DEPENDS "${source}" ${po_files}
+        COMMAND ${make}
+        ${staged}
+        DEPENDS "${source}" ${po_files} "${po_list}"
         COMMENT "Translating ${name}"
         VERBATIM)
       list(APPEND desktop_outputs "${file}")

@@ -6,7 +6,8 @@
 # Ubuntu SDK's projects (`make install DESTDIR=...`): whatever the destinations
 # (relative, "/", "/lib/<triplet>", a prefix of "/"), every file lands in the
 # stage and nothing outside the build folder is written.  Incremental: unchanged
-# files stay "Up-to-date", files no install rule produces any more are removed, and
+# files stay "Up-to-date", files no install rule produces any more are removed with the
+# folders they leave empty (the stage is what a fresh build folder's is), and
 # `python -m click_build _cmake package` runs only when something changed.  All
 # packaging rules live in the Python core.
 
@@ -51,12 +52,74 @@ if(stale)
   file(REMOVE ${stale})
 endif()
 
+# Folders, so that the tree is the one a fresh build folder gets.  The install names the
+# folders it writes (its "Installing:" and "Up-to-date:" lines: those of install(DIRECTORY),
+# empty ones included), and those stay.  A folder that held a stale file, or that an
+# earlier install wrote, goes when it is left empty; others (made by install(CODE), say)
+# are left alone.
+get_filename_component(folder "${CLICK_STAMP}" DIRECTORY)
+get_filename_component(target "${CLICK_STAMP}" NAME_WLE)
+set(folders_file "${folder}/${target}-folders.txt")  # the folders the last install wrote
+set(written "")
+string(REGEX MATCHALL "-- (Installing|Up-to-date): [^\n]*" lines "${log}")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^-- [^:]*: " "" path "${line}")
+  get_filename_component(path "${path}" ABSOLUTE)
+  if(IS_DIRECTORY "${path}" AND NOT IS_SYMLINK "${path}")
+    list(APPEND written "${path}")
+  endif()
+endforeach()
+set(candidates "")
+foreach(path IN LISTS stale)
+  get_filename_component(path "${path}" DIRECTORY)
+  list(APPEND candidates "${path}")
+endforeach()
+if(EXISTS "${folders_file}")
+  file(STRINGS "${folders_file}" earlier)
+  if(earlier AND written)
+    list(REMOVE_ITEM earlier ${written})
+  endif()
+  list(APPEND candidates ${earlier})
+endif()
+set(emptied "")
+if(candidates)
+  # With every folder between them and the stage: children sort after their parents.
+  set(all "")
+  foreach(path IN LISTS candidates)
+    while(path MATCHES "^(.+)/[^/]+$" AND NOT path STREQUAL stage)
+      string(FIND "${path}" "${stage}/" at)
+      if(NOT at EQUAL 0 OR path IN_LIST all)
+        break()
+      endif()
+      list(APPEND all "${path}")
+      set(path "${CMAKE_MATCH_1}")
+    endwhile()
+  endforeach()
+  list(SORT all)
+  list(REVERSE all)
+  foreach(path IN LISTS all)
+    if(IS_DIRECTORY "${path}" AND NOT IS_SYMLINK "${path}" AND NOT path IN_LIST written)
+      file(GLOB inside LIST_DIRECTORIES true "${path}/*")
+      if(NOT inside)
+        file(REMOVE_RECURSE "${path}")
+        list(APPEND emptied "${path}")
+      endif()
+    endif()
+  endforeach()
+endif()
+if(emptied)
+  list(LENGTH emptied n)
+  message(STATUS "click: removing ${n} empty folder(s) no install rule makes any more")
+endif()
+string(REPLACE ";" "\n" listed "${written}")
+file(WRITE "${folders_file}" "${listed}\n")
+
 # 3. Repack only when the tree or the package changed.  The stamp holds the
 # configuration it was made with and the package it made.
 file(READ "${CLICK_ARGUMENTS}" state)
 set(changed FALSE)
-if(stale OR log MATCHES "-- Installing: " OR NOT log MATCHES "-- Up-to-date: ")
-  set(changed TRUE)  # copied files, removed files, or an install that says nothing
+if(stale OR emptied OR log MATCHES "-- Installing: " OR NOT log MATCHES "-- Up-to-date: ")
+  set(changed TRUE)  # copied files, removed files or folders, or an install that says nothing
 elseif(NOT EXISTS "${CLICK_STAMP}")
   set(changed TRUE)
 else()
@@ -83,8 +146,6 @@ file(REMOVE "${CLICK_STAMP}")
 # once: it checks the tree (every hook file, every folder the desktop files name), decides
 # the architecture from the ELF files when it was ClickBuild's guess, packs and reviews,
 # then writes the package's file name and final manifest fields to the summary.
-get_filename_component(folder "${CLICK_STAMP}" DIRECTORY)
-get_filename_component(target "${CLICK_STAMP}" NAME_WLE)
 set(summary "${folder}/${target}-package.json")  # one per click_package() target
 file(REMOVE "${summary}")
 set(build "${CLICK_PYTHON}" -m click_build _cmake package "${stage}"

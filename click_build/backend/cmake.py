@@ -19,6 +19,8 @@ import os
 import re
 import shutil
 import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,8 @@ from ..placeholders import ManifestSource, read_manifest_file
 from .context import Context, Staged, build_dir_patterns, clean, excluded_paths, real_dir
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .settings import Project
 
 __all__ = ["missing_tools", "mirror_sources", "stage_cmake", "used_defines"]
@@ -235,32 +239,70 @@ def stage_cmake(ctx: Context) -> Staged:
     if module is not None:  # scikit-build-core's ClickBuild_ROOT needs policy CMP0074 (3.12)
         defines["ClickBuild_DIR"] = module
     defines.update(settings.cmake.define)  # the user's own: always passed
-    try:
-        # STRING, not PATH: a PATH value "/." is normalised to "/", for which
-        # GNUInstallDirs moves everything under usr/.
-        builder.configure(defines=defines, name=project.name,
-                          configure_args=["-DCMAKE_INSTALL_PREFIX:STRING=/.",
-                                          *settings.cmake.args])
-    except FailedLiveProcessError:
-        raise BuildError(
-            f"CMakeLists.txt: CMake configuration failed (see its output above; build folder "
-            f"{build})") from None
-    try:
-        builder.build(build_args=[])
-    except FailedLiveProcessError:
-        raise BuildError(f"CMakeLists.txt: the build failed (see the compiler output above; "
-                         f"build folder {build})") from None
-    clean(stage)
-    stage.mkdir()
-    config.env["DESTDIR"] = str(stage)
-    try:
-        builder.install(Path("/."))
-    except FailedLiveProcessError:
-        raise BuildError("CMakeLists.txt: 'cmake --install' failed (see its output above)") from None
-    finally:
-        del config.env["DESTDIR"]
+    with _tool_output():
+        try:
+            # STRING, not PATH: a PATH value "/." is normalised to "/", for which
+            # GNUInstallDirs moves everything under usr/.
+            builder.configure(defines=defines, name=project.name,
+                              configure_args=["-DCMAKE_INSTALL_PREFIX:STRING=/.",
+                                              *settings.cmake.args])
+        except FailedLiveProcessError:
+            raise BuildError(
+                f"CMakeLists.txt: CMake configuration failed (see its output above; build "
+                f"folder {build})") from None
+        try:
+            builder.build(build_args=[])
+        except FailedLiveProcessError:
+            raise BuildError(f"CMakeLists.txt: the build failed (see the compiler output "
+                             f"above; build folder {build})") from None
+        clean(stage)
+        stage.mkdir()
+        config.env["DESTDIR"] = str(stage)
+        try:
+            builder.install(Path("/."))
+        except FailedLiveProcessError:
+            raise BuildError(
+                "CMakeLists.txt: 'cmake --install' failed (see its output above)") from None
+        finally:
+            del config.env["DESTDIR"]
     sys.stdout.flush()
     return _staged(ctx, stage, excluded_paths(ctx))
+
+
+@contextmanager
+def _tool_output() -> Iterator[None]:
+    """Under ``-q``, hold back what CMake and the build tool write to stdout.
+
+    Their progress (``-- Configuring``, every compile line, every ``-- Installing:``)
+    is kept in a file and written to stderr only when a step fails, before the error;
+    their stderr (CMake's warnings and errors) passes through.  The redirect is made on
+    file descriptor 1, where scikit-build-core's subprocesses write.  Without ``-q``,
+    the output is live.
+    """
+    sys.stdout.flush()
+    if not _console.is_quiet():
+        yield
+        return
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout at all: nothing to hold back
+        yield
+        return
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 1)
+        try:
+            yield
+        except Exception:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            log.seek(0)
+            sys.stderr.write(log.read().decode("utf-8", "replace"))
+            sys.stderr.flush()
+            raise
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:
