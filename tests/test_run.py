@@ -148,6 +148,34 @@ def lines_after_build(stdout: str) -> str:
                    if not line.startswith(("* ", "review: ")))
 
 
+@pytest.mark.slow
+def test_the_build_of_a_cpp_app_stays_off_stdout(public_tmp: Path) -> None:
+    """docs/run.md: `click-build run --print-env > launch.sh`, for a C++ app too: CMake's,
+    ninja's and the compiler's lines are not in the script; and in a plain `run` they go
+    to stderr, leaving stdout to the app (and click-build's own lines)."""
+    new(public_tmp / "src", "cpp", {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    script = cb("run", project, "--print-env", timeout=900)
+    assert script.returncode == 0, script.stderr
+    launch = public_tmp / "launch.sh"
+    launch.write_text(script.stdout)
+    syntax = subprocess.run(["sh", "-n", str(launch)], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr + script.stdout[:3000]
+    body = script.stdout.splitlines()
+    assert body[0].startswith("cd ") and body[-1].startswith("exec ")
+    assert all(line.startswith(("cd ", "export ", "exec ")) for line in body), body[:5]
+
+    (project / "src" / "main.cpp").touch()  # something to compile again
+    later = time.time() + 5
+    os.utime(project / "src" / "main.cpp", (later, later))
+    ran = cb("run", "--timeout", "5", project, timeout=900,
+             env={"DISPLAY": "", "WAYLAND_DISPLAY": "", "QT_QPA_PLATFORM": "minimal"})
+    assert "-- Install configuration" in ran.stderr and "Building CXX object" in ran.stderr
+    build_lines = [line for line in ran.stdout.splitlines()
+                   if line.startswith(("-- ", "[", "loading initial cache"))]
+    assert not build_lines, ran.stdout[:3000]
+
+
 @pytest.mark.parametrize(("args", "files", "expected"), [
     (["%U", "x"], ["a", "b c"], ["a", "b c", "x"]),
     (["%F"], [], []),

@@ -22,8 +22,15 @@ from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
 from .settings import Project
 
-__all__ = ["MARK", "Context", "Staged", "build_dir_patterns", "clean", "excluded_paths",
-           "own_build_dir", "real_dir", "work_dir"]
+__all__ = ["COMMAND_DIRS", "DEFAULT_BUILD_DIR", "MARK", "Context", "Staged", "build_dir_patterns",
+           "clean", "excluded_paths", "own_build_dir", "own_folder_patterns", "real_dir",
+           "work_dir"]
+
+#: The build folder when ``build-dir`` is not set.
+DEFAULT_BUILD_DIR = "build/click-{arch}"
+#: Where ``run`` (its private database, :func:`click_build.run.private.default_root`)
+#: and ``device run`` (its package) write in a project, whatever ``build-dir`` says.
+COMMAND_DIRS = ("build/click-run", "build/click-device")
 
 
 @dataclass(frozen=True)
@@ -65,37 +72,46 @@ TOOL_BUILD_KINDS = ("python", "cmake")
 def build_dir_patterns(project: Project, outdir: Path | None = None) -> list[str]:
     """Ignore patterns that keep the backend's own build folders out of packages.
 
-    The build folders (``build-dir``, ``build/click-{arch}`` by default) and the
-    output folder when it lies in the project (``click-build run`` writes into
-    ``build/click-run``), and every folder of the project that holds nothing
+    The build folders (``build-dir``, ``build/click-{arch}`` by default), the
+    folders of ``run`` and ``device run`` (:data:`COMMAND_DIRS`) and the output
+    folder when it lies in the project, and every folder of the project that holds nothing
     but those (the ``build/`` around them, which would be packed empty).  For
     the kinds whose tools build in ``build/`` (setuptools; CMake's ``-B build``),
     that whole folder: it is never the app's source.
     """
     from .kinds import resolve  # here: kinds imports this module
 
+    own = own_folder_patterns(project.root, project.settings.build_dir, outdir)
     if resolve(project) in TOOL_BUILD_KINDS:
-        return ["/build", *_own_build_dirs(project, outdir)]
-    return _own_build_dirs(project, outdir)
+        return ["/build", *own]
+    return own
 
 
-def _own_build_dirs(project: Project, outdir: Path | None) -> list[str]:
-    """``build_dir_patterns`` whatever the kind."""
+def own_folder_patterns(root: str | os.PathLike[str], build_dir: str = "",
+                        outdir: str | os.PathLike[str] | None = None) -> list[str]:
+    """``build_dir_patterns`` whatever the kind, for the app folder ``root``.
+
+    ``build_dir`` is the setting (unset: ``build/click-*``); the folders of
+    ``run`` and ``device run`` are left out whatever it says.  ``click-build
+    build`` of a folder that is not a project leaves these out as well: they
+    are click-build's own, not the app's.
+    """
     import fnmatch
     import glob
 
-    template = project.settings.build_dir or "build/click-{arch}"
+    template = build_dir or DEFAULT_BUILD_DIR
     rel = template.replace("{arch}", "*").strip("/")
     ours = [] if os.path.isabs(template) or rel.startswith("..") else [rel]
+    ours += [d for d in COMMAND_DIRS if not any(fnmatch.fnmatchcase(d, p) for p in ours)]
     if outdir is not None:
-        top, out = os.path.realpath(project.root), os.path.realpath(outdir)
+        top, out = os.path.realpath(root), os.path.realpath(outdir)
         if out.startswith(top.rstrip(os.sep) + os.sep):
             ours.append(glob.escape(os.path.relpath(out, top).replace(os.sep, "/")))
     patterns = ["/" + p for p in ours]
     parents = sorted({p.rsplit("/", n)[0] for p in ours for n in range(1, p.count("/") + 1)},
                      key=lambda p: -p.count("/"))  # the deepest first
     for parent in parents:
-        folder = project.root / parent
+        folder = Path(root, parent)
         if folder.is_symlink() or not folder.is_dir() or any(c in parent for c in "*?["):
             continue
         children = [f"{parent}/{c.name}" for c in folder.iterdir()]
@@ -108,7 +124,7 @@ def _own_build_dirs(project: Project, outdir: Path | None) -> list[str]:
 @contextlib.contextmanager
 def work_dir(project: Project, kind: str, arch: str) -> Iterator[Path]:
     """The build folder: kept for cmake (incremental) or when set, else temporary."""
-    template = project.settings.build_dir or ("build/click-{arch}" if kind == "cmake" else "")
+    template = project.settings.build_dir or (DEFAULT_BUILD_DIR if kind == "cmake" else "")
     if template:
         yield own_build_dir(project.root, template.replace("{arch}", arch))
         return

@@ -150,8 +150,10 @@ def run_build(args: argparse.Namespace) -> int:
         source = read_manifest_file(manifest_path, manifest_path)
         source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
         make_output_dir(args.output_dir)
-        entries = stage_tree(
-            args.directory, args.ignore,
+        from ..backend.context import own_folder_patterns
+
+        entries = stage_tree(  # click-build's own build/click-* (run's database) stay out
+            args.directory, [*args.ignore, *own_folder_patterns(args.directory)],
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
         )
         review = args.review or os.environ.get("CLICK_BUILD_REVIEW") or "errors"
@@ -247,16 +249,100 @@ def _build_project(args: argparse.Namespace, level: int) -> str:
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
     from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
-    from ..manifest import load_manifest
+    from ..manifest import Manifest
+    from ..versions import epochless
 
     _check_directory(args.directory)
-    manifest_path = resolve_manifest(args.directory, args.manifest)
-    manifest = load_manifest(manifest_path)
+    manifest_path, name, version = _source_manifest(args.directory, args.manifest)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
     make_output_dir(args.output_dir)
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
-    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level)
+    filename = f"{name}_{epochless(version)}.tar.gz"
+    manifest = Manifest(name=name, version=version, framework="", maintainer="", title="",
+                        architecture="all", hooks={}, data={})  # only the name is used
+    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level,
+                        filename=filename)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )
     return 0
+
+
+#: A placeholder that a build fills in: ``@VAR@`` or ``$ENV{VAR}``.
+_PLACEHOLDER = r"@[A-Za-z_][A-Za-z0-9_]*@|\$ENV\{[A-Za-z_][A-Za-z0-9_]*\}"
+
+
+def _source_manifest(directory: str, manifest: str | None) -> tuple[str, str, str]:
+    """The manifest file ``buildsource`` packs as ./manifest.json, and the NAME and VERSION
+    of ``NAME_VERSION.tar.gz``.
+
+    A click-build project's manifest is found as ``build`` finds it (manifest.json, else
+    manifest.json.in), and its ``[project].version`` is taken when the manifest has none.
+    Fields a build fills in (``"architecture": "@CLICK_ARCH@"``) are not checked: the
+    source package needs only the name and the version.
+    """
+    import json
+    import re
+
+    from .. import _console
+    from ..errors import ManifestError
+    from ..manifest import validate
+    from ..placeholders import (
+        ARCH_PLACEHOLDERS,
+        FRAMEWORK_PLACEHOLDERS,
+        is_placeholder,
+        read_manifest_file,
+        reconcile_version,
+    )
+
+    project = None
+    if is_project(directory):
+        from ..backend.settings import load_project
+
+        project = load_project(directory)
+    if manifest is None and project is not None:
+        from ..backend.appmanifest import find_manifest
+        from ..backend.kinds import resolve
+
+        found = find_manifest(project, resolve(project))
+        if found is None or found.path is None:
+            raise BuildError(
+                f'directory "{directory}" has no manifest file to pack as manifest.json '
+                "(its manifest is a [tool.click-build.manifest] table or comes from CMake's "
+                "install step): give one with -m, or make the source package with "
+                "'python -m build --sdist'")
+        path = found.path
+        label = os.path.join(directory, os.path.relpath(path, project.root))
+    else:
+        path = label = resolve_manifest(directory, manifest)
+    data = read_manifest_file(path, label).peek(placeholders=True)
+    project_version = project.version if project is not None else None
+    placeholder = re.compile(_PLACEHOLDER)
+    for key in ("name", "version"):
+        value = data.get(key)
+        if key == "version" and isinstance(value, str) and project_version is not None:
+            value = data[key] = re.sub(r"@(PROJECT|CLICK)_VERSION@", project_version, value)
+        if isinstance(value, str) and placeholder.search(value):
+            raise ManifestError(
+                [f"{key}: {value!r} is left to the build, but buildsource names the source "
+                 f"package NAME_VERSION.tar.gz: write the {key} in"
+                 + (" (or as [project].version in pyproject.toml)" if key == "version"
+                    else "")], label)
+    data = reconcile_version(data, project_version, label)
+    filled = {k for k, v in data.items() if placeholder.search(json.dumps(v))}
+    for key, placeholders in (("architecture", ARCH_PLACEHOLDERS),
+                              ("framework", FRAMEWORK_PLACEHOLDERS)):
+        if is_placeholder(data.get(key), placeholders):  # "" too: the build fills it
+            filled.add(key)
+    problems = validate(data)
+
+    def mine(problem: str) -> bool:  # not about a field the build fills in
+        return re.split(r"[:.\[]", problem, maxsplit=1)[0] not in filled
+
+    errors = [e for e in problems.errors if mine(e)]
+    if errors:
+        raise ManifestError(errors, label)
+    for warning in problems.warnings:
+        if mine(warning):
+            _console.warn(f"{label}: {warning}")
+    return path, str(data["name"]), str(data["version"])

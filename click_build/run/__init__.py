@@ -55,14 +55,16 @@ def host_triplet() -> str:
 def _package_for(target: str, root: str | None) -> tuple[str, str]:
     """(package file, private root) for a project folder or a .click file."""
     from .private import default_root
-    from .project import build_project, is_project
+    from .project import build_output_on_stderr, build_project, is_project
 
     if os.path.isdir(target):
         if not is_project(target):
             raise RunError(f"{target}: not an app project (no pyproject.toml or manifest.json); "
                            "give a project folder or a .click file")
         private = os.path.abspath(root or default_root(target, True))
-        return os.fspath(build_project(target, private)), private
+        with build_output_on_stderr():  # stdout is the app's, or the --print-env script
+            package = build_project(target, private)
+        return os.fspath(package), private
     if os.path.isfile(target):
         return target, os.path.abspath(root or default_root(target, False))
     raise RunError(f"{target}: no such project folder or package file")

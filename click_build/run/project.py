@@ -6,10 +6,14 @@ here, so a change of the build pipeline's signature is one line to follow.
 
 from __future__ import annotations
 
+import io
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["build_project", "is_project"]
+__all__ = ["build_output_on_stderr", "build_project", "is_project"]
 
 
 def is_project(path: str) -> bool:
@@ -32,3 +36,35 @@ def build_project(project_dir: str, outdir: str, architecture: str | None = None
     project = load_project(project_dir, config, require_pyproject=False)
     os.makedirs(outdir, 0o755, exist_ok=True)
     return build_package(project, outdir)
+
+
+@contextmanager
+def build_output_on_stderr() -> Iterator[None]:
+    """Send what the build's programs (CMake, ninja, the compiler) write to stdout to stderr.
+
+    ``run`` builds before it starts the app: its stdout is the app's (or, with
+    ``--print-env``, the launch script), and click-build's own lines.  The programs the
+    build starts inherit file descriptor 1, so that one is pointed at stderr meanwhile,
+    while ``sys.stdout`` keeps writing where stdout went.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout: nothing to protect
+        yield
+        return
+    own = sys.stdout
+    ours = io.TextIOWrapper(io.FileIO(saved, "w", closefd=False),
+                            encoding=getattr(own, "encoding", None) or "utf-8",
+                            errors=getattr(own, "errors", None) or "strict",
+                            line_buffering=True)
+    sys.stdout = ours
+    sys.stderr.flush()
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        ours.close()  # flushes; the descriptor is closed below
+        sys.stdout = own
+        os.dup2(saved, 1)
+        os.close(saved)
