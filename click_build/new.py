@@ -36,6 +36,8 @@ __all__ = [
     "answer_warnings",
     "find_template",
     "list_templates",
+    "next_steps",
+    "package_file",
     "parse_assignments",
     "pre_gen_hook",
     "render",
@@ -445,3 +447,56 @@ def render(
             raise ConfigError(f"{template.kind} template: {e}") from None
     log.debug("rendered %s into %s", template.path, result)
     return Path(result)
+
+
+#: What ``python -m build --wheel --no-isolation`` needs installed besides click-build,
+#: per template: the rest of the project's ``build-system.requires``, and for cpp what
+#: its ``click-build[cmake]`` brings.
+BUILD_TOOLS: dict[str, tuple[str, ...]] = {
+    "python": ("setuptools>=68",),
+    "cpp": ("scikit-build-core>=0.10",),
+}
+
+
+def package_file(project: Path, kind: str) -> str:
+    """``NAME_VERSION_ARCH.click``, the file a build of the new project writes into dist/.
+
+    The version is the manifest's, else ``[project].version``; ARCH is ``all``, or this
+    machine's architecture for the cpp template (its code is compiled here).
+    """
+    from .backend.settings import read_pyproject
+    from .versions import epochless
+
+    manifest = project / "manifest.json"
+    if not manifest.is_file():
+        manifest = project / "manifest.json.in"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    version = data.get("version")
+    if not version:
+        metadata = read_pyproject(project).get("project")
+        version = metadata.get("version") if isinstance(metadata, dict) else None
+    if kind == "cpp":
+        from .elf import host_architecture
+
+        arch = host_architecture()
+    else:
+        arch = "all"
+    return f"{data['name']}_{epochless(str(version))}_{arch}.click"
+
+
+def next_steps(project: Path, kind: str, shown: str) -> list[str]:
+    """The commands ``click-build new`` prints: they work as printed, in a venv made as
+    docs/templates.md says, and after a version bump (the package is named)."""
+    import shlex
+
+    tools = " ".join(shlex.quote(t) for t in ("build", *BUILD_TOOLS.get(kind, ())))
+    package = shlex.quote(f"dist/{package_file(project, kind)}")
+    install = f"  pip install {tools}"
+    return [
+        f"  cd {shlex.quote(shown)}",
+        install + " " * max(2, 43 - len(install)) + "# once, in your venv",
+        "  python -m build --wheel --no-isolation   # the .click lands in dist/",
+        f"  click-build review {package}",
+        "  click-build install --root ~/click-test --all-users --allow-unauthenticated "
+        f"--force-missing-framework {package}",
+    ]

@@ -110,3 +110,23 @@ def test_the_process_ends_without_the_interpreters_teardown(tmp_path) -> None:
                             capture_output=True, text=True, check=False)
     assert failed.returncode == 1 and "teardown ran" not in failed.stdout
     assert_clean_error(failed, "none.click")
+
+
+def test_empty_user_says_what_was_empty(cli, make_app, tmp_path) -> None:
+    """--user "$USER" in a shell without USER (a container): one line naming --user and the
+    way to name yourself, before anything is written."""
+    app = make_app()
+    built = tmp_path / "out"
+    cli("build", app, "-o", built)
+    (package,) = built.glob("*.click")
+    root = tmp_path / "db"
+    expected = ('click-build: error: --user was given an empty user name (is $USER unset?); '
+                '--user "$(id -un)" names you\n')
+    for args in (["install", "--root", root, "--user", "", "--allow-unauthenticated",
+                  "--force-missing-framework", package],
+                 ["list", "--root", root, "--user", ""],
+                 ["unregister", "--root", root, "--user", "", "com.example.hello"]):
+        result = cli(*args, check=False)
+        assert_clean_error(result)
+        assert result.stderr == expected, args
+    assert not root.exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 
 __all__ = ["register"]
 
@@ -77,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_new(args: argparse.Namespace) -> int:
     from .. import _console
     from ..errors import ConfigError
-    from ..new import find_template, list_templates, parse_assignments, render
+    from ..new import find_template, list_templates, next_steps, parse_assignments, render
 
     if args.list:
         templates = list_templates()
@@ -94,10 +93,7 @@ def run_new(args: argparse.Namespace) -> int:
     if shown.startswith(".."):
         shown = str(project)
     _console.info(f"Created the {template.kind} app in '{shown}'. Next:")
-    _console.info(f"  cd {shlex.quote(shown)}")
-    _console.info("  python -m build --wheel --no-isolation   # the .click lands in dist/")
-    _console.info("  click-build review dist/*.click")
-    _console.info("  click-build install --root ~/click-test --all-users "
-                  "--allow-unauthenticated --force-missing-framework dist/*.click")
+    for line in next_steps(project, template.kind, shown):
+        _console.info(line)
     _console.info("Its README.md says how to run, test and translate it.")
     return 0

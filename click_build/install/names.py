@@ -127,6 +127,9 @@ def app_id(package: str, app: str, version: str) -> str:
 
 def check_user(name: str) -> str:
     """A user name given to ``--user`` or found in ``.click/users`` (``@all`` included)."""
+    if name == "":  # only an option gives one, such as --user "$USER" with USER unset
+        raise InstallError('--user was given an empty user name (is $USER unset?); '
+                           '--user "$(id -un)" names you')
     return check_component(name, "user name")
 
 
