@@ -91,7 +91,7 @@ def test_tool_build_folders_stay_out_of_the_source_package(tmp_path: Path) -> No
     # The cmake kind's source mirror (what CMake configures) leaves it out as well.
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    mirror_sources(cpp, mirror, build_dir_patterns(load_project(cpp)))
+    mirror_sources(cpp, mirror, build_dir_patterns(load_project(cpp), "cmake"))
     assert (mirror / "CMakeLists.txt").is_file() and not (mirror / "build").exists()
     # A qml project's build/ that click-build did not make is app content: packed by
     # --wheel, so carried by the source package too (both routes give one package).

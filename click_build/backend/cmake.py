@@ -191,7 +191,7 @@ def stage_cmake(ctx: Context) -> Staged:
     source = real_dir(ctx.work / "source")
     stage = ctx.work / "stage"
     build = real_dir(ctx.work / "cmake")
-    mirror_ignores = [*build_dir_patterns(project, ctx.outdir), "/dist", ".venv"]
+    mirror_ignores = [*build_dir_patterns(project, "cmake", ctx.outdir), "/dist", ".venv"]
     copied = mirror_sources(project.root, source, mirror_ignores,
                             [ctx.outdir] if ctx.outdir else [])
     _console.info(f"* Sources mirrored into {source} ({copied} changed)")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..build import Entry
+from ..build_folders import COMMAND_DIRS, DEFAULT_BUILD_DIR, own_folder_patterns
 from ..errors import ConfigError
 from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
@@ -26,11 +27,6 @@ __all__ = ["COMMAND_DIRS", "DEFAULT_BUILD_DIR", "MARK", "Context", "Staged", "bu
            "clean", "excluded_paths", "own_build_dir", "own_folder_patterns", "real_dir",
            "work_dir"]
 
-#: The build folder when ``build-dir`` is not set.
-DEFAULT_BUILD_DIR = "build/click-{arch}"
-#: Where ``run`` (its private database, :func:`click_build.run.private.default_root`)
-#: and ``device run`` (its package) write in a project, whatever ``build-dir`` says.
-COMMAND_DIRS = ("build/click-run", "build/click-device")
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ def excluded_paths(ctx: Context) -> list[str]:
 TOOL_BUILD_KINDS = ("python", "cmake")
 
 
-def build_dir_patterns(project: Project, outdir: Path | None = None) -> list[str]:
+def build_dir_patterns(project: Project, kind: str, outdir: Path | None = None) -> list[str]:
     """Ignore patterns that keep the backend's own build folders out of packages.
 
     The build folders (``build-dir``, ``build/click-{arch}`` by default), the
@@ -79,46 +75,10 @@ def build_dir_patterns(project: Project, outdir: Path | None = None) -> list[str
     the kinds whose tools build in ``build/`` (setuptools; CMake's ``-B build``),
     that whole folder: it is never the app's source.
     """
-    from .kinds import resolve  # here: kinds imports this module
-
     own = own_folder_patterns(project.root, project.settings.build_dir, outdir)
-    if resolve(project) in TOOL_BUILD_KINDS:
+    if kind in TOOL_BUILD_KINDS:
         return ["/build", *own]
     return own
-
-
-def own_folder_patterns(root: str | os.PathLike[str], build_dir: str = "",
-                        outdir: str | os.PathLike[str] | None = None) -> list[str]:
-    """``build_dir_patterns`` whatever the kind, for the app folder ``root``.
-
-    ``build_dir`` is the setting (unset: ``build/click-*``); the folders of
-    ``run`` and ``device run`` are left out whatever it says.  ``click-build
-    build`` of a folder that is not a project leaves these out as well: they
-    are click-build's own, not the app's.
-    """
-    import fnmatch
-    import glob
-
-    template = build_dir or DEFAULT_BUILD_DIR
-    rel = template.replace("{arch}", "*").strip("/")
-    ours = [] if os.path.isabs(template) or rel.startswith("..") else [rel]
-    ours += [d for d in COMMAND_DIRS if not any(fnmatch.fnmatchcase(d, p) for p in ours)]
-    if outdir is not None:
-        top, out = os.path.realpath(root), os.path.realpath(outdir)
-        if out.startswith(top.rstrip(os.sep) + os.sep):
-            ours.append(glob.escape(os.path.relpath(out, top).replace(os.sep, "/")))
-    patterns = ["/" + p for p in ours]
-    parents = sorted({p.rsplit("/", n)[0] for p in ours for n in range(1, p.count("/") + 1)},
-                     key=lambda p: -p.count("/"))  # the deepest first
-    for parent in parents:
-        folder = Path(root, parent)
-        if folder.is_symlink() or not folder.is_dir() or any(c in parent for c in "*?["):
-            continue
-        children = [f"{parent}/{c.name}" for c in folder.iterdir()]
-        if all(any(fnmatch.fnmatchcase(c, p.lstrip("/")) for p in patterns)
-               for c in children):
-            patterns.append("/" + glob.escape(parent))  # nothing but our folders in there
-    return patterns
 
 
 @contextlib.contextmanager

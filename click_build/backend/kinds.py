@@ -22,7 +22,7 @@ def _stage_files(ctx: Context) -> Staged:
     from .files import stage_files
 
     s = ctx.project.settings
-    ignores = [*s.exclude, *build_dir_patterns(ctx.project, ctx.outdir)]
+    ignores = [*s.exclude, *build_dir_patterns(ctx.project, ctx.kind, ctx.outdir)]
     return Staged(stage_files(ctx.source_root, ignores, s.include, excluded_paths(ctx)))
 
 

@@ -214,7 +214,7 @@ def stage_python(ctx: Context) -> list[Entry]:
     else:
         build_lib, sources = run_build_py(ctx.project.root, ctx.work)
     modules = _relative_to(sources, ctx.project.root, ctx.source_root)
-    ignores = [*settings.exclude, *build_dir_patterns(ctx.project, ctx.outdir)]
+    ignores = [*settings.exclude, *build_dir_patterns(ctx.project, "python", ctx.outdir)]
     entries = stage_files(ctx.source_root, ignores, settings.include, excluded_paths(ctx))
     entries = _without(entries, modules)
     if build_lib.is_dir():
@@ -273,11 +273,25 @@ def _main(argv: list[str]) -> int:
     # layout with several top-level packages, say): without this the build went on
     # with none of the app's modules.
     if failures or "build_py" not in dist.have_run:
+        if not _has_modules(root):  # discovery took qml/ or assets/ for packages: none
+            with open(report, "w", encoding="utf-8") as f:
+                json.dump({"exclude": []}, f)
+            return 0
         sys.stderr.write(f"{failures[0] if failures else 'setup() ran no build_py'}\n")
         return 1
     with open(report, "w", encoding="utf-8") as f:
         json.dump({"exclude": source_excludes(dist)}, f)
     return 0
+
+
+def _has_modules(root: str) -> bool:
+    """Does the project hold Python code of its own (beyond setup.py and tests)?"""
+    skip = {"build", "dist", "tests", "test", "node_modules", "__pycache__"}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in skip and not d.startswith(".")]
+        if any(f.endswith(".py") and not (folder == root and f == "setup.py") for f in files):
+            return True
+    return False
 
 
 def _record_setup_exits(setuptools: Any) -> list[object]:

@@ -100,7 +100,7 @@ def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings 
     # The files a --wheel build reads, not buildsource's (which leaves out *.so and
     # *.o): the .click built from this source package must be the one --wheel builds,
     # prebuilt QML plugins and vendored libraries included.
-    ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, outdir)]
+    ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, kind, outdir)]
     entries = stage_with_includes(project.root, ignores, project.settings.include,
                                   exclude=[outdir])
     for e in entries:

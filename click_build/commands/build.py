@@ -150,7 +150,7 @@ def run_build(args: argparse.Namespace) -> int:
         source = read_manifest_file(manifest_path, manifest_path)
         source = source._replace(counted=_manifests_in_tree(args.directory, manifest_path))
         make_output_dir(args.output_dir)
-        from ..backend.context import own_folder_patterns
+        from ..build_folders import own_folder_patterns
 
         entries = stage_tree(  # click-build's own build/click-* (run's database) stay out
             args.directory, [*args.ignore, *own_folder_patterns(args.directory)],

@@ -21,6 +21,7 @@ apps, so an install costs the same with one app or a thousand.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 import sys
@@ -254,7 +255,7 @@ class Installer:
             assert scratch_dir is not None
             with scratch_dir:
                 if self._owner is not None:
-                    child = self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd, lock.fd)
+                    child = self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
                 else:
                     self._unpack(pkg, manifest, scratch_dir.fd)
             in_overlay = root.open(name, version) if root.is_dir(name) else None
@@ -329,20 +330,19 @@ class Installer:
                 os.umask(mask)
         _console.debug(f"unpacked {pkg.name} {pkg.version}: {unpacker.entries} entries")
 
-    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int,
-                            lock_fd: int) -> int:
+    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int) -> int:
         """Run :meth:`_unpack` in a child that has become ``clickpkg``; return the
         child's pid, for the caller to reap (it may still be ending).
 
         A fork, not an exec: the child inherits the package snapshot and the
         scratch directory's fd, parses the untrusted archive without root, and
         every file it creates is clickpkg's from the start (no chown pass
-        afterwards, no path it would need permission to walk).  It keeps the
-        lock's descriptor (``lock_fd``), which shares the parent's flock: if the
-        parent is killed, the database stays locked until the child has ended, so
-        the next writer never clears the scratch area under a child still
-        writing there.  Every other descriptor (the database's directories) is
-        closed in it.
+        afterwards, no path it would need permission to walk).  It locks the
+        scratch directory (flock on its descriptor) for as long as it lives: if the
+        parent is killed, the next writer's clean-up waits for that lock, so it never
+        clears the scratch area under a child still writing there.  Every other
+        descriptor (the database lock, which it could release, the database's
+        directories) is closed in it.
         """
         assert self._owner is not None
         uid, gid = self._owner
@@ -367,11 +367,12 @@ class Installer:
                 terminal = os.fdopen(os.dup(2), "w") if os.isatty(2) else None
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
-                kept = {0, 1, 2, pkg.file.fileno(), root_fd, write_fd, lock_fd}
+                kept = {0, 1, 2, pkg.file.fileno(), root_fd, write_fd}
                 _close_all_but(kept | ({terminal.fileno()} if terminal is not None else set()))
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
+                fcntl.flock(root_fd, fcntl.LOCK_EX)  # held until this process ends
                 self._unpack(pkg, manifest, root_fd, progress_stream=terminal)
                 code = 0
             except ClickError as e:

@@ -51,12 +51,6 @@ class DatabaseLock:
         self._fd = -1
         self._journal = -1
 
-    @property
-    def fd(self) -> int:
-        """The descriptor that holds the flock (-1 when inert); a child that inherits
-        it holds the lock too, until both have closed it."""
-        return self._fd
-
     def __enter__(self) -> DatabaseLock:
         try:
             self._open()
@@ -127,7 +121,21 @@ class DatabaseLock:
             return
         self._sweep_outside_links()
         for name in self.tmp.entries():
+            self._wait_for_unpacker(name)
             self.tmp.remove(name)
+
+    def _wait_for_unpacker(self, name: str) -> None:
+        """An unpacking child of a killed writer may still be writing into scratch
+        directory ``name``; it holds a flock on it until it ends: wait for that."""
+        assert self.tmp is not None
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | _LOCK_FLAGS, dir_fd=self.tmp.fd)
+        except OSError:
+            return  # not a directory (or gone): nothing unpacks into it
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            os.close(fd)
 
     def scratch_dir(self, label: str) -> str:
         """A new empty directory in the scratch area (same file system as the database)."""
