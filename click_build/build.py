@@ -30,6 +30,7 @@ from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
 from .md5check import md5_for
 from .spec import CLICK_VERSION, STATIC_PREINST
+from .versions import epochless
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -500,20 +501,21 @@ def _unlink_quietly(path: str) -> None:
 
 
 def build_source(
-    manifest: Manifest,
+    package: str,
+    version: str,
     manifest_path: str | os.PathLike[str],
     entries: Sequence[Entry],
     outdir: str | os.PathLike[str] = ".",
     mtime: int | None = None,
-    filename: str | None = None,
     level: int = COMPRESS_LEVEL,
 ) -> str:
-    """A source tarball ``NAME_VERSION.tar.gz``: the tree plus ``./manifest.json``."""
+    """A source tarball ``PACKAGE_VERSION.tar.gz`` (no epoch): the tree plus
+    ``./manifest.json``, the file ``manifest_path``."""
     check_level(level)
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
-    name = filename or f"{manifest.name}_{manifest.epochless_version}.tar.gz"
+    name = f"{package}_{epochless(version)}.tar.gz"
     target = os.path.join(outdir, name)
     entries = [e for e in entries if e.arcname != "manifest.json"]
     manifest_entry = Entry(

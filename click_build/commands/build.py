@@ -249,19 +249,13 @@ def _build_project(args: argparse.Namespace, level: int) -> str:
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
     from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
-    from ..manifest import Manifest
-    from ..versions import epochless
 
     _check_directory(args.directory)
     manifest_path, name, version = _source_manifest(args.directory, args.manifest)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
     make_output_dir(args.output_dir)
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
-    filename = f"{name}_{epochless(version)}.tar.gz"
-    manifest = Manifest(name=name, version=version, framework="", maintainer="", title="",
-                        architecture="all", hooks={}, data={})  # only the name is used
-    path = build_source(manifest, manifest_path, entries, args.output_dir, level=level,
-                        filename=filename)
+    path = build_source(name, version, manifest_path, entries, args.output_dir, level=level)
     _console.info(
         f"Successfully built source package in '{os.path.join(args.output_dir, os.path.basename(path))}'."
     )
