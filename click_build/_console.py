@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-__all__ = ["Progress", "configure", "debug", "info", "is_quiet", "setup_logging", "warn"]
+__all__ = ["Progress", "StdoutFd", "configure", "debug", "info", "is_quiet", "setup_logging",
+           "warn"]
 
 _quiet = False
 _verbose = False
@@ -37,6 +38,33 @@ def debug(message: str) -> None:
 
 def is_quiet() -> bool:
     return _quiet
+
+
+class StdoutFd:
+    """``with StdoutFd(fd):`` file descriptor 1, where the programs a build starts write,
+    points at ``fd`` for the block, then back.  ``saved`` is a descriptor of the stdout
+    it replaced while the block runs (None when the process has no stdout: then nothing
+    is redirected)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.saved: int | None = None
+
+    def __enter__(self) -> StdoutFd:
+        sys.stdout.flush()
+        try:
+            self.saved = os.dup(1)
+        except OSError:
+            return self
+        os.dup2(self.target, 1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is not None:
+            sys.stdout.flush()
+            os.dup2(self.saved, 1)
+            os.close(self.saved)
+            self.saved = None
 
 
 def _colour(stream: TextIO) -> bool:

@@ -283,26 +283,15 @@ def _tool_output() -> Iterator[None]:
     if not _console.is_quiet():
         yield
         return
-    try:
-        saved = os.dup(1)
-    except OSError:  # no stdout at all: nothing to hold back
-        yield
-        return
-    with tempfile.TemporaryFile() as log:
-        os.dup2(log.fileno(), 1)
+    with tempfile.TemporaryFile() as log, _console.StdoutFd(log.fileno()):
         try:
             yield
         except Exception:
             sys.stdout.flush()
-            os.dup2(saved, 1)
             log.seek(0)
             sys.stderr.write(log.read().decode("utf-8", "replace"))
             sys.stderr.flush()
             raise
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
 
 
 def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:

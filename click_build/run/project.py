@@ -47,24 +47,21 @@ def build_output_on_stderr() -> Iterator[None]:
     build starts inherit file descriptor 1, so that one is pointed at stderr meanwhile,
     while ``sys.stdout`` keeps writing where stdout went.
     """
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:  # no stdout: nothing to protect
-        yield
-        return
-    own = sys.stdout
-    ours = io.TextIOWrapper(io.FileIO(saved, "w", closefd=False),
-                            encoding=getattr(own, "encoding", None) or "utf-8",
-                            errors=getattr(own, "errors", None) or "strict",
-                            line_buffering=True)
-    sys.stdout = ours
+    from .. import _console
+
     sys.stderr.flush()
-    os.dup2(2, 1)
-    try:
-        yield
-    finally:
-        ours.close()  # flushes; the descriptor is closed below
-        sys.stdout = own
-        os.dup2(saved, 1)
-        os.close(saved)
+    with _console.StdoutFd(2) as fd1:
+        if fd1.saved is None:  # no stdout: nothing to protect
+            yield
+            return
+        own = sys.stdout
+        ours = io.TextIOWrapper(io.FileIO(fd1.saved, "w", closefd=False),
+                                encoding=getattr(own, "encoding", None) or "utf-8",
+                                errors=getattr(own, "errors", None) or "strict",
+                                line_buffering=True)
+        sys.stdout = ours
+        try:
+            yield
+        finally:
+            ours.close()  # flushes; StdoutFd closes the descriptor
+            sys.stdout = own
