@@ -85,8 +85,9 @@ _INPUT = 1 << 18  # compressed bytes read at a time
 MAX_LONG_NAME = 8 << 10
 #: One pax extended header: a path and a link path of PATH_MAX and the rest.
 MAX_PAX = 16 << 10
-#: Memory xz may use to decompress (its dictionary): what ``xz -9`` needs, and some.
-XZ_MEMLIMIT = 66 << 20  # what xz -9 (the most any preset asks) needs; no more
+#: Memory xz may use to decompress (its dictionary): what ``xz -9``, the most any preset
+#: asks, needs (65 MiB); no more.
+XZ_MEMLIMIT = 66 << 20
 #: Decompressed bytes may exceed this many times the compressed bytes read only within
 #: the first EXPANSION_FREE bytes.  gzip tops out near 1,032 to 1, xz near 7,000 (runs of
 #: zeros); bzip2 reaches a million, so a few kilobytes could keep a reader busy for

@@ -17,16 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..build import Entry
-from ..build_folders import COMMAND_DIRS, DEFAULT_BUILD_DIR, own_folder_patterns
+from ..build_folders import DEFAULT_BUILD_DIR, own_folder_patterns
 from ..errors import ConfigError
 from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
 from .settings import Project
 
-__all__ = ["COMMAND_DIRS", "DEFAULT_BUILD_DIR", "MARK", "Context", "Staged", "build_dir_patterns",
-           "clean", "excluded_paths", "own_build_dir", "own_folder_patterns", "real_dir",
-           "work_dir"]
-
+__all__ = ["MARK", "TOOL_BUILD_KINDS", "Context", "Staged", "build_dir_patterns", "clean",
+           "excluded_paths", "own_build_dir", "real_dir", "work_dir"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ def build_dir_patterns(project: Project, kind: str, outdir: Path | None = None) 
     """Ignore patterns that keep the backend's own build folders out of packages.
 
     The build folders (``build-dir``, ``build/click-{arch}`` by default), the
-    folders of ``run`` and ``device run`` (:data:`COMMAND_DIRS`) and the output
+    folders of ``run`` and ``device run`` (:data:`~click_build.build_folders.COMMAND_DIRS`) and the output
     folder when it lies in the project, and every folder of the project that holds nothing
     but those (the ``build/`` around them, which would be packed empty).  For
     the kinds whose tools build in ``build/`` (setuptools; CMake's ``-B build``),
