@@ -66,12 +66,11 @@ TOOL_BUILD_KINDS = ("python", "cmake")
 def build_dir_patterns(project: Project, kind: str, outdir: Path | None = None) -> list[str]:
     """Ignore patterns that keep the backend's own build folders out of packages.
 
-    The build folders (``build-dir``, ``build/click-{arch}`` by default), the
-    folders of ``run`` and ``device run`` (:data:`~click_build.build_folders.COMMAND_DIRS`) and the output
-    folder when it lies in the project, and every folder of the project that holds nothing
-    but those (the ``build/`` around them, which would be packed empty).  For
-    the kinds whose tools build in ``build/`` (setuptools; CMake's ``-B build``),
-    that whole folder: it is never the app's source.
+    What :func:`~click_build.build_folders.own_folder_patterns` leaves out (the build
+    folders, those of ``run`` and ``device run``, the output folder when it lies in the
+    project, and folders holding nothing but those); for the kinds whose tools build in
+    ``build/`` (setuptools; CMake's ``-B build``), that whole folder: it is never the
+    app's source.
     """
     own = own_folder_patterns(project.root, project.settings.build_dir, outdir)
     if kind in TOOL_BUILD_KINDS:
