@@ -224,3 +224,38 @@ def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
     assert os.readlink(root / "com.example.crafted" / "current") == "2.0"
     assert os.listdir(root / ".click" / "tmp") == []  # the orphan's work cleared after it ended
     assert check_invariants(root) == []
+
+
+def test_a_held_scratch_folder_is_waited_for_out_loud(tmp_path: Path) -> None:
+    """Whoever owns the database can hold a flock on a folder of its scratch area: the
+    next writer waits for it (it may be a killed install's unpacker), and says so."""
+    import fcntl
+
+    env = {**os.environ, **make_env(tmp_path).vars()}
+    pkg = _package(tmp_path / "a.click", "gz")
+    root = tmp_path / "root"
+    args = [f"--root={root}", "--allow-unauthenticated"]
+    subprocess.run([sys.executable, "-m", "click_build", "install", *args, str(pkg)],
+                   env=env, check=True, capture_output=True)
+    held = root / ".click" / "tmp" / "held"
+    held.mkdir()
+    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        nxt = subprocess.Popen([sys.executable, "-m", "click_build", "install", *args, str(pkg)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        assert nxt.stderr is not None
+        import select
+
+        ready, _, _ = select.select([nxt.stderr], [], [], 30)
+        line = nxt.stderr.readline() if ready else "(nothing said in 30 s)"
+        assert line.startswith("click-build: warning: waiting for the process that holds "), line
+        assert str(held) in line
+        time.sleep(0.5)
+        assert nxt.poll() is None
+    finally:
+        os.close(fd)  # releases the flock (and lets a silent writer finish)
+    _out, err = nxt.communicate(timeout=60)
+    assert nxt.returncode == 0, err
+    assert not held.exists()

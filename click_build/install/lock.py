@@ -133,7 +133,14 @@ class DatabaseLock:
         except OSError:
             return  # not a directory (or gone): nothing unpacks into it
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # say why we wait: whoever holds it decides how long
+                from .. import _console
+
+                _console.warn(f"waiting for the process that holds {self.tmp.join(name)} "
+                              "(the unpacker of an earlier, killed install) to end")
+                fcntl.flock(fd, fcntl.LOCK_EX)
         finally:
             os.close(fd)
 
