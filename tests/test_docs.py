@@ -13,6 +13,7 @@ Blocks marked `skip (...)` are reported as skips with their reason.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -120,6 +121,17 @@ def test_console_blocks_are_transcripts() -> None:
     assert cd.output == () and cd.mismatch("anything", "/h") is None
     with pytest.raises(MarkerError, match="starts with a `\\$ ` command"):
         page_blocks("```console\nclick-build: warning: x\n```\n")
+
+
+def test_template_readmes_run_on_any_architecture() -> None:
+    """A new project's README is pasted on whatever machine its developer has: the
+    commands it runs name no package file of one architecture (`..._amd64.click` is
+    missing on an arm64 laptop); only blocks skipped here (for a phone) may."""
+    for page in (p for p in PAGES if template_kind(p)):
+        for block in page_blocks(read(page)):
+            if block.skip is None:
+                named = re.findall(r"_(?:amd64|arm64|armhf|i386)\.click\b", block.text)
+                assert not named, f"{page}:{block.line} names {named}: use _*.click"
 
 
 @pytest.mark.parametrize(("page", "index", "reason"), MARKED)
