@@ -212,7 +212,12 @@ def run_list(args: argparse.Namespace) -> int:
     else:
         from ..install.users import Registry
 
-        manifests = Registry(db, args.user).get_manifests()
+        registry = Registry(db, args.user)
+        if args.user is not None:
+            # As the original's `list --user`: a user who does not exist is an error,
+            # not an empty list (a mistyped name must not look like "nothing installed").
+            registry.check_user()
+        manifests = registry.get_manifests()
     if args.manifest:
         dump_json(manifests)
     else:
