@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
-__all__ = ["Progress", "StdoutFd", "configure", "debug", "info", "is_quiet", "setup_logging",
-           "warn"]
+__all__ = ["Progress", "StdoutFd", "configure", "debug", "info", "is_quiet", "note",
+           "setup_logging", "warn"]
 
 _quiet = False
 _verbose = False
@@ -79,6 +79,13 @@ def info(message: str) -> None:
     """A line for the user on stdout, unless quiet."""
     if not _quiet:
         print(message, flush=True)
+
+
+def note(message: str) -> None:
+    """A line about what a command did on stderr, unless quiet: stdout stays for what
+    scripts read (the original's installer logs these through GLib, on stderr)."""
+    if not _quiet:
+        print(message, file=sys.stderr, flush=True)
 
 
 def warn(message: str) -> None:

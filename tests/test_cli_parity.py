@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run
-from install_support import current_user
+from install_support import current_user, make_click, make_env
 
 pytestmark = pytest.mark.oracle
 
@@ -49,3 +49,31 @@ def test_list_for_a_user_who_does_not_exist_fails(public_tmp: Path) -> None:
     for user in (current_user(), "@all"):
         args = ["list", f"--root={root}", f"--user={user}"]
         assert ours(*args).returncode == 0 == original(*args).returncode
+
+
+def test_upgrade_and_unregister_print_nothing_on_stdout(public_tmp: Path) -> None:
+    """The original reports removing an old version on stderr (a GLib message) and
+    prints nothing on stdout: `out=$(click install ...)` must stay empty."""
+    env = make_env(public_tmp / "env")
+    user = current_user()
+    pkgs = [make_click(public_tmp, version=v) for v in ("1.0", "2.0")]
+    steps = [["install", *OK, f"--user={user}", pkgs[0]],
+             ["install", *OK, f"--user={user}", pkgs[1]],  # removes 1.0
+             ["unregister", f"--user={user}", "com.example.app"]]  # removes 2.0
+    roots = {"ours": writable_db(public_tmp / "ours"), "original": writable_db(public_tmp / "orig")}
+    for step in steps:
+        theirs = original(step[0], f"--root={roots['original']}", *step[1:])
+        assert theirs.returncode == 0, theirs.stderr
+        mine = ours(step[0], f"--root={roots['ours']}", *step[1:], env=env.vars())
+        assert mine.returncode == 0, mine.stderr
+        assert mine.stdout == theirs.stdout == "", step
+    for name, root in roots.items():
+        assert not (root / "com.example.app").exists(), name
+    mine = ours("install", f"--root={roots['ours']}", *OK, f"--user={user}", pkgs[0],
+                env=env.vars())
+    again = ours("install", f"--root={roots['ours']}", *OK, f"--user={user}", pkgs[1],
+                 env=env.vars())
+    assert again.stdout == "" and f"Removing {roots['ours']}/com.example.app/1.0" in again.stderr
+    quiet = ours("-q", "unregister", f"--root={roots['ours']}", f"--user={user}",
+                 "com.example.app", env=env.vars())
+    assert quiet.returncode == 0 and quiet.stdout == "" and "Removing" not in quiet.stderr

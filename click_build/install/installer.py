@@ -503,7 +503,7 @@ class Installer:
             found.close()
             if _app_running(self.db, package, version):
                 return False
-            _console.info(f"Removing {package_dir.join(version)}")
+            _console.note(f"Removing {package_dir.join(version)}")
             package_remove_hooks(self.db, package, version, None, self.hooks_dir, lock)
             if current_version(package_dir.readlink("current")) == version:
                 package_dir.unlink("current")  # before the tree goes: current never dangles
