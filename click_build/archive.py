@@ -330,14 +330,15 @@ class TarWriter:
         """Copy exactly ``size`` bytes of ``source``; refuse a file that changed size."""
         self._write(tar_header(name, b"0", mode, size, mtime))
         remaining = size
-        first = True
         while remaining:
             chunk = source.read(min(remaining, 1 << 20))
             if not chunk:
                 raise ArchiveError(f"{name}: file shrank while it was being packed")
-            if first and self._gzip is not None and size >= STORE_PROBE_MIN:
+            # Every MiB is judged on its own: one verdict for a whole file stored a
+            # 200 MB file whose first MiB was compressed data and the rest zeros or
+            # text (twice the original's package).  A short tail keeps the verdict.
+            if self._gzip is not None and len(chunk) >= STORE_PROBE_MIN:
                 self._gzip.store_next(looks_incompressible(chunk))
-            first = False
             if on_chunk is not None:
                 on_chunk(chunk)
             self._write(chunk)

@@ -3,13 +3,14 @@ same command on the same database, and package sizes against the original's buil
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, assert_clean_error, need, run
+from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, run, write_tree
 from install_support import current_user, make_click, make_env
 
 pytestmark = pytest.mark.oracle
@@ -77,3 +78,29 @@ def test_upgrade_and_unregister_print_nothing_on_stdout(public_tmp: Path) -> Non
     quiet = ours("-q", "unregister", f"--root={roots['ours']}", f"--user={user}",
                  "com.example.app", env=env.vars())
     assert quiet.returncode == 0 and quiet.stdout == "" and "Removing" not in quiet.stderr
+
+
+@pytest.mark.slow
+def test_a_file_compressed_only_at_its_start_is_deflated_after_it(tmp_path: Path) -> None:
+    """A large file whose first MiB is compressed data and the rest is not (an asset
+    bundle, a disk image) is packed about as small as the original packs it, not stored
+    whole: the store probe judges every MiB, not the file's first."""
+    noise = os.urandom(1 << 20)
+    text = b"".join(b"line %d of a log the app ships\n" % i for i in range(150_000))
+    tree = write_tree(tmp_path / "app", {"bundle.bin": noise + text + bytes(2 << 20)})
+    manifest = {k: v for k, v in BASE_MANIFEST.items() if k != "hooks"}
+    (tree / "manifest.json").write_text(json.dumps(manifest))
+    sizes = {}
+    for name, tool in (("ours", ours), ("original", original)):
+        out = tmp_path / name
+        out.mkdir()
+        result = tool("build", "--no-validate", tree, cwd=out)
+        assert result.returncode == 0, result.stderr
+        (click,) = out.glob("*.click")
+        sizes[name] = click.stat().st_size
+    assert sizes["ours"] < sizes["original"] * 1.01, sizes
+    click = next((tmp_path / "ours").glob("*.click"))
+    assert original("verify", *OK, click).returncode == 0
+    unpacked = tmp_path / "x"
+    run(["dpkg-deb", "-x", str(click), str(unpacked)])
+    assert (unpacked / "bundle.bin").read_bytes() == (tree / "bundle.bin").read_bytes()
