@@ -375,6 +375,16 @@ def _complete(entries: Iterable[Entry], mtime: int) -> list[Entry]:
     return sorted(by_name.values(), key=_tar_order)
 
 
+def _check_has_files(entries: Sequence[Entry]) -> None:
+    """At least one regular file: the original's ``click verify`` runs ``md5sum -c`` on
+    md5sums, which fails when it lists nothing, so a package of folders and links alone
+    (or of its manifest alone) would not pass it, though it installs."""
+    if not any(e.kind == "file" for e in entries):
+        raise BuildError("the package would hold no files, only folders and links: the "
+                         "original 'click verify' refuses a package with an empty md5sums; "
+                         "add the app's files (a desktop file, an AppArmor file, ...)")
+
+
 def _check_path(arcname: str) -> None:
     problem = path_problem(arcname)  # the reader's rule: what it would refuse, never written
     if problem:
@@ -415,6 +425,7 @@ def build_click(
     check_output_dir(outdir)
     stamp = package_timestamp() if mtime is None else mtime
     entries = _complete(entries, stamp)
+    _check_has_files(entries)
     target = os.path.join(outdir, manifest.filename)
     code: dict[str, ElfInfo] | None = None if decide is None else {}
     label = (f"packing {manifest.filename}" if decide is None
