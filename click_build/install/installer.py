@@ -143,6 +143,12 @@ class Installer:
     def _lock(self, create: bool = True) -> DatabaseLock:
         return DatabaseLock(self.db.overlay, self._owner, create)
 
+    def _overlay_exists(self) -> bool:
+        """Whether the writable database is there.  Where it is not (a mistyped
+        ``--root``), a command that will be refused, or that has nothing to do, must
+        not leave a new database and its parent folders behind (the original does not)."""
+        return self.db.root_dir(self.db.overlay) is not None
+
     @staticmethod
     def _root(lock: DatabaseLock) -> Dir:
         if lock.root_dir is None:
@@ -443,6 +449,8 @@ class Installer:
         check_version(version)
         registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
         registry.check_user()
+        if not self._overlay_exists():
+            self.db.get_path(package, version)  # in a lower database, or refused now
         with self._lock() as lock:
             self.db.get_path(package, version)  # must be unpacked
             old = self._register(registry, package, version, lock)
@@ -455,6 +463,8 @@ class Installer:
         if version is not None:
             check_version(version)
         registry = Registry.for_all_users(self.db) if all_users else Registry(self.db, user)
+        if not self._overlay_exists():
+            registry.get_version(package)  # in a lower database (to hide), or refused now
         with self._lock() as lock:
             old = registry.get_version(package)
             if version is not None and old != version:
@@ -532,7 +542,9 @@ class Installer:
         are ever removed, so a ``--root`` that names the wrong folder loses
         nothing.
         """
-        removed = []
+        removed: list[str] = []
+        if not self._overlay_exists():
+            return removed
         with self._lock() as lock:
             root = self._root(lock)
             registered: dict[str, set[str]] = {}
@@ -628,7 +640,7 @@ class Installer:
     def run_system(self) -> None:
         """``click hook run-system``: gc, ownership, then every system hook in sync."""
         self.gc()
-        with self._lock() as lock:
+        with self._lock(create=self._overlay_exists()) as lock:
             if self._owner is not None and lock.root_dir is not None:
                 self._ensure_ownership(lock.root_dir)
             run_system_hooks(self.db, self.hooks_dir, self.frameworks_dir, lock)
