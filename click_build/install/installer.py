@@ -564,7 +564,8 @@ class Installer:
                 if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
                     continue
                 package_dir = root.open(package)  # a planted link: refused, naming it
-                assert package_dir is not None
+                if package_dir is None:
+                    continue  # removed since it was listed (not every writer takes our lock)
                 with package_dir:
                     current = current_version(package_dir.readlink("current"))
                     doomed = [v for v in package_dir.entries()
@@ -682,7 +683,8 @@ def _is_complete_version(package_dir: Dir, package: str, version: str) -> bool:
     if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         return False
     found = package_dir.open(version)
-    assert found is not None
+    if found is None:
+        return False  # removed since it was listed
     with found:
         info = found.open(".click", "info") if found.is_dir(".click") else None
         if info is None:
