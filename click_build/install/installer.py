@@ -610,31 +610,40 @@ class Installer:
             if found.st_uid == old_uid:
                 os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
 
-        os.fchown(root.fd, uid, gid)
+        # Only what the installer made: complete versions (and their package folder and
+        # ``current``), the log and the registrations.  ``run-system --root`` pointed at
+        # the wrong folder (/srv, say) must not give its files to clickpkg, the account
+        # that unpacks untrusted packages, as gc there deletes nothing.
+        packages = _installed_versions(root)
         admin = root.open(".click")
-        if admin is not None:
-            with admin:
+        try:
+            kept = [n for n in ("log", "users") if admin is not None and admin.lstat(n)]
+            if not packages and not kept:
+                return  # nothing of the installer's here: leave the folder as it is
+            os.fchown(root.fd, uid, gid)
+            if admin is not None:
                 if os.fstat(admin.fd).st_uid == old_uid:
                     os.fchown(admin.fd, uid, gid)
-                for name in ("log", "users"):
-                    if admin.lstat(name) is not None:
-                        give(name, admin.fd)
-        for package in root.entries():
-            if package == ".click":
-                continue
-            found = root.lstat(package)
-            if found is None:
-                continue
-            if stat.S_ISLNK(found.st_mode):
-                raise refused(root.join(package), found.st_mode)
+                for name in kept:
+                    give(name, admin.fd)
+        finally:
+            if admin is not None:
+                admin.close()
+        for package, versions in packages.items():
             give(package, root.fd)
-            if not stat.S_ISDIR(found.st_mode):
-                continue
-            # fwalk: every entry by descriptor, never through a link (one swapped in
-            # for a directory meanwhile is not entered).
-            for _, dirs, files, dir_fd in os.fwalk(package, dir_fd=root.fd):
-                for entry in dirs + files:
-                    give(entry, dir_fd)
+            package_dir = root.open(package)
+            if package_dir is None:
+                continue  # removed meanwhile
+            with package_dir:
+                if package_dir.lstat("current") is not None:
+                    give("current", package_dir.fd)
+                for version in versions:
+                    give(version, package_dir.fd)
+                    # fwalk: every entry by descriptor, never through a link (one
+                    # swapped in for a directory meanwhile is not entered).
+                    for _, dirs, files, dir_fd in os.fwalk(version, dir_fd=package_dir.fd):
+                        for entry in dirs + files:
+                            give(entry, dir_fd)
 
     # -- hooks --------------------------------------------------------------------------
 
@@ -672,6 +681,34 @@ def _valid(check: object, name: str) -> bool:
     except ClickError:
         return False
     return True
+
+
+def _installed_versions(root: Dir) -> dict[str, list[str]]:
+    """Package folder -> its complete versions, for every package that has one.
+
+    A link in place of a package folder or a version is refused, naming it.
+    """
+    found: dict[str, list[str]] = {}
+    for package in root.entries():
+        if package == ".click":
+            continue
+        st = root.lstat(package)
+        if st is None:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            raise refused(root.join(package), st.st_mode)
+        if not stat.S_ISDIR(st.st_mode) or not _valid(check_package, package):
+            continue
+        package_dir = root.open(package)
+        if package_dir is None:
+            continue
+        with package_dir:
+            versions = [v for v in package_dir.entries()
+                        if v != "current" and _valid(check_version, v)
+                        and _is_complete_version(package_dir, package, v)]
+        if versions:
+            found[package] = versions
+    return found
 
 
 def _is_complete_version(package_dir: Dir, package: str, version: str) -> bool:
