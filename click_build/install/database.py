@@ -11,6 +11,7 @@ of a lookup does not grow with the number of installed apps.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 
 from ..errors import InstallError
 from ..manifest import not_text_at
-from .fs import Dir, Tampered, read_regular, sorted_names
+from .fs import Dir, Tampered, read_regular, refused, sorted_names
 from .names import (
     check_package,
     check_root,
@@ -235,10 +236,27 @@ def read_manifest_at(version_dir: Dir, package: str) -> dict[str, object]:
 
 
 def read_installed_manifest(path: str, package: str) -> dict[str, object]:
-    """The manifest of the installed package at ``path``, a directory the user named."""
-    manifest_path = os.path.join(path, ".click", "info", f"{package}.manifest")
+    """The manifest of the installed package at ``path``, a directory the user named.
+
+    ``path`` may be reached through links (the user chose it); below it, as everywhere
+    in a database, a link at ``.click``, ``info`` or the manifest is refused: run as
+    root, ``info FILE`` would otherwise print whatever file of root's it leads to.
+    """
+    name = f"{package}.manifest"
+    manifest_path = os.path.join(path, ".click", "info", name)
     try:
-        st, raw = read_regular(manifest_path, MAX_MANIFEST)  # a FIFO there cannot hang us
+        top = Dir.open_root(path)
+        info = top.open(".click", "info") if top is not None else None
+        if top is not None:
+            top.close()
+        if info is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), manifest_path)
+        with info:
+            st = info.lstat(name)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                raise refused(manifest_path, st.st_mode, "a file")
+            # not open(): a FIFO there cannot hang us
+            st, raw = read_regular(name, MAX_MANIFEST, dir_fd=info.fd, follow=False)
     except OSError as e:
         raise InstallError(f"Failed to parse manifest in {manifest_path}: {e}") from None
     if not stat.S_ISREG(st.st_mode):
