@@ -25,10 +25,10 @@ import fcntl
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .. import _console
-from ..errors import ClickError, InstallError
+from ..errors import ClickError, HookError, InstallError
 from .database import Database
 from .fs import Dir, Tampered, chown_to, clickpkg_ids, exchange, refused, sorted_names
 from .hooks import (
@@ -179,9 +179,10 @@ class Installer:
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
                 old = self._unpack_and_flip(pkg, manifest, name, version, lock)
-                replaced = None
+                replaced: str | None = None
+                failed: list[str] = []
                 if registry is not None:
-                    replaced = self._register(registry, name, version, lock)
+                    replaced, failed = self._register(registry, name, version, lock)
                 else:
                     _console.info(
                         f"{name} {version} has not been registered for any users.\n"
@@ -193,6 +194,7 @@ class Installer:
                 # that nobody uses (one an earlier, killed install left) go now.
                 for gone in self._other_versions(lock, name, version, {old, replaced}):
                     self._maybe_remove(name, gone, lock)
+        _raise_for_session_users(failed, f"{name} {version} is installed for all users")
         return old
 
     def _other_versions(self, lock: DatabaseLock, name: str, version: str,
@@ -428,20 +430,21 @@ class Installer:
     # -- registrations -------------------------------------------------------------------
 
     def _register(self, registry: Registry, package: str, version: str,
-                  lock: DatabaseLock) -> str | None:
+                  lock: DatabaseLock) -> tuple[str | None, list[str]]:
+        """(the version it replaced, the logged-in users whose hooks failed)."""
         try:
             old: str | None = registry.get_version(package)
         except ClickError:
             old = None
         registry.set_link(package, version, lock, self._owner)
+        failed: list[str] = []
         if not registry.is_pseudo_user:
             package_install_hooks(self.db, package, old, version, registry.name,
                                   self.hooks_dir, lock)
         elif registry.name == ALL_USERS:
-            for name in logged_in_users():
-                package_install_hooks(self.db, package, old, version, name, self.hooks_dir,
-                                      lock)
-        return old
+            failed = _each_session_user(lambda name: package_install_hooks(
+                self.db, package, old, version, name, self.hooks_dir, lock))
+        return old, failed
 
     def register(self, package: str, version: str, user: str | None = None,
                  all_users: bool = False) -> None:
@@ -453,9 +456,10 @@ class Installer:
             self.db.get_path(package, version)  # in a lower database, or refused now
         with self._lock() as lock:
             self.db.get_path(package, version)  # must be unpacked
-            old = self._register(registry, package, version, lock)
+            old, failed = self._register(registry, package, version, lock)
             if old is not None and old != version:
                 self._maybe_remove(package, old, lock)
+        _raise_for_session_users(failed, f"{package} {version} is registered for all users")
 
     def unregister(self, package: str, version: str | None = None, user: str | None = None,
                    all_users: bool = False) -> None:
@@ -473,13 +477,15 @@ class Installer:
             # The user's hook links first: they point through the registration, so a
             # kill between the two steps must leave a registration without links (the
             # next unregister finishes), never links into a registration that is gone.
+            failed: list[str] = []
             if not registry.is_pseudo_user:
                 package_remove_hooks(self.db, package, old, registry.name, self.hooks_dir, lock)
             elif registry.name == ALL_USERS:
-                for name in logged_in_users():
-                    package_remove_hooks(self.db, package, old, name, self.hooks_dir, lock)
+                failed = _each_session_user(lambda name: package_remove_hooks(
+                    self.db, package, old, name, self.hooks_dir, lock))
             registry.remove_link(package, lock, self._owner)
             self._maybe_remove(package, old, lock)
+        _raise_for_session_users(failed, f"{package} is unregistered for all users")
 
     # -- removal ----------------------------------------------------------------------
 
@@ -673,6 +679,28 @@ class Installer:
                 hook.install(None)
             else:
                 hook.remove(None)
+
+
+def _each_session_user(run: Callable[[str], None]) -> list[str]:
+    """``run`` for each logged-in user's hooks (``@all`` changed); the failures.
+
+    A user can break their own hook folder (a directory where a link goes): that
+    must not keep a change for all users from being made, so the others go on and
+    the failures are reported once the change is done.
+    """
+    failed = []
+    for name in logged_in_users():
+        try:
+            run(name)
+        except ClickError as e:
+            failed.append(f"{name}: {e}")
+    return failed
+
+
+def _raise_for_session_users(failed: list[str], done: str) -> None:
+    if failed:
+        raise HookError(f"user-level hooks failed for {len(failed)} logged-in user(s) "
+                        f"({'; '.join(failed)}); {done}")
 
 
 def _valid(check: object, name: str) -> bool:
