@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import os
 import re
 import shutil
 import sys
@@ -84,9 +85,43 @@ def _shown(value: object) -> str:
     return f"{text[:SHOWN_CHARS]}... ({len(str(value))} characters)"
 
 
-def _config_value(value: object) -> object:
-    """A ``~/.cookiecutterrc`` default (YAML): numbers such as ``version: 1.0`` as text."""
-    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+def _config_answers(questions: Iterable[str]) -> dict[str, str]:
+    """The answers in the user's cookiecutter config's ``default_context``, as written.
+
+    cookiecutter reads the file with ``yaml.safe_load``, which turns ``version: 1.10``
+    into the number 1.1 and ``title: yes`` into True; read again with YAML's
+    BaseLoader, every scalar stays the text the user typed.  Call it after
+    ``get_user_config()``, which has found the file well-formed.
+    """
+    import yaml  # type: ignore[import-untyped]
+
+    # cookiecutter's own lookup: $COOKIECUTTER_CONFIG, else ~/.cookiecutterrc if any.
+    path = os.environ.get("COOKIECUTTER_CONFIG", os.path.expanduser("~/.cookiecutterrc"))
+    if "COOKIECUTTER_CONFIG" not in os.environ and not os.path.exists(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = yaml.load(f, Loader=yaml.BaseLoader) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path}: cannot be read: {e}".splitlines()[0]) from None
+    context = (config.get("default_context") or {}) if isinstance(config, dict) else {}
+    if not isinstance(context, dict):
+        raise ConfigError(f"{path}: default_context must be a mapping of question: answer "
+                          "(e.g. 'namespace: jane' on an indented line under it)")
+    answers: dict[str, str] = {}
+    problems = []
+    for key in questions:
+        if key not in context:
+            continue
+        value = context[key]
+        if isinstance(value, str):
+            answers[key] = value
+        else:
+            problems.append(f"{key}: {_shown(value)} (from {path}) must be text, not a list "
+                            "or mapping")
+    if problems:
+        raise AnswerError(problems)
+    return answers
 
 
 class AnswerError(ConfigError):
@@ -397,11 +432,10 @@ def render(
         )
     _quiet_cookiecutter()
     try:
-        config = get_user_config()
+        get_user_config()  # refuses a missing or malformed config file
         raw_context = generate_context(
             context_file=str(template.path / "cookiecutter.json"))["cookiecutter"]
-        given = {k: _config_value(v) for k, v in (config.get("default_context") or {}).items()
-                 if k in template.questions}
+        given: dict[str, object] = dict(_config_answers(template.questions))
         given.update(overrides or {})
         answers = _collect_answers(raw_context, given, no_input)
     except CookiecutterException as e:

@@ -79,6 +79,35 @@ def test_answers_from_the_cookiecutter_config_are_data(tmp_path: Path) -> None:
         ("{{ 6*7 }}", "app.jane", "2.0")
 
 
+def test_config_answers_are_the_text_written(tmp_path: Path) -> None:
+    """YAML would read ``version: 1.10`` as the number 1.1 and ``yes`` as True: the
+    answers are the text in the file, as for --set."""
+    (tmp_path / ".cookiecutterrc").write_text(
+        "default_context:\n  version: 1.10\n  title: yes\n  description: null\n")
+    out = tmp_path / "out"
+    run([*CLICK_BUILD, "new", "qml", "--no-input", "-o", str(out), "--set", "app_name=app"],
+        env={"HOME": str(tmp_path)})
+    manifest = json.loads((out / "app" / "manifest.json").read_text())
+    assert (manifest["version"], manifest["title"], manifest["description"]) == \
+        ("1.10", "yes", "null")
+
+
+@pytest.mark.parametrize(("config", "fragment"), [
+    ("default_context:\n  title: [a, b]\n", "title: ['a', 'b'] (from "),
+    ("default_context:\n  namespace: {x: 1}\n", "namespace: {'x': '1'} (from "),
+    ("default_context: [a, b]\n", "default_context must be a mapping"),
+    ("default_context: jane\n", "default_context must be a mapping"),
+])
+def test_a_config_answer_that_is_not_text_is_refused_in_one_line(
+        tmp_path: Path, config: str, fragment: str) -> None:
+    (tmp_path / ".cookiecutterrc").write_text(config)
+    out = tmp_path / "out"
+    result = run([*CLICK_BUILD, "new", "qml", "--no-input", "-o", str(out)],
+                 env={"HOME": str(tmp_path)}, check=False)
+    assert_clean_error(result, fragment)
+    assert not out.exists()
+
+
 def test_typed_answers_are_data(tmp_path: Path) -> None:
     answers = ["{{ 7*7 }}", "typed", "jane", "{% raw %}", "Jane", "jane@example.org",
                "1.0", "1"]
