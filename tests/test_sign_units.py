@@ -168,6 +168,31 @@ def test_bad_keyring_file(cli: Cli, keys: Keys, unsigned_click: Path, tmp_path: 
     assert_clean_error(result, "damaged.asc: an armoured block is not valid base64")
 
 
+@pytest.mark.parametrize(("content", "fragment"), [
+    (b"", "empty.gpg is empty: it holds no key"),  # gpg --export of a name it has no key for
+    (b"garbage\n", "garbage.gpg is not an OpenPGP keyring"),
+    (b"!<arch>\ndebian-binary", "garbage.gpg is not an OpenPGP keyring"),
+])
+def test_a_keyring_that_is_none_is_named(cli: Cli, keys: Keys, unsigned_click: Path,
+                                         tmp_path: Path, content: bytes, fragment: str) -> None:
+    """gpgv stops searching at a file that is no keyring, the good keyring after it
+    too: the signer's key was reported missing from files that held it."""
+    pkg = signed_copy(cli, unsigned_click, tmp_path / "p.click", keys.store)
+    bad = tmp_path / fragment.split(" ")[0]
+    bad.write_bytes(content)
+    env = {"CLICK_KEYRINGS": "", "CLICK_FRAMEWORKS_DIR": "/nonexistent"}
+    for args in (["verify"], ["install", "--root", str(tmp_path / "root")]):
+        result = cli(*args, "--force-missing-framework", "--keyring", bad,
+                     "--keyring", keys.store.keyring, pkg, check=False, env=env)
+        assert_clean_error(result, f"Signature verification error: keyring {bad}", fragment)
+    # an empty file among a directory's keyrings holds no key: passed over
+    rings = tmp_path / "rings"
+    rings.mkdir()
+    (rings / "0-empty.gpg").write_bytes(b"")
+    shutil.copy(keys.store.keyring, rings / "store.gpg")
+    cli("verify", "--force-missing-framework", pkg, env={**env, "CLICK_KEYRINGS": str(rings)})
+
+
 def test_api_on_open_file_and_errors(keys: Keys, unsigned_click: Path, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The functions the installer calls, in-process."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ArchiveError, ConfigError, SignatureError
-from .openpgp import dearmor, is_armored
+from .openpgp import check_keyring, dearmor, is_armored
 
 __all__ = ["SignatureStatus", "detach_sign", "gpgv_verify"]
 
@@ -134,17 +134,21 @@ def _run_fed(
 
 
 def _binary_keyring(path: Path, scratch: Path, index: int) -> Path:
-    """``path`` itself, or a dearmoured copy when it is ASCII-armoured (gpgv needs binary)."""
+    """``path`` itself, or a dearmoured copy when it is ASCII-armoured (gpgv needs binary);
+    either checked to be a keyring first."""
     try:
         with open(path, "rb") as f:
-            head = f.read(64)
-            if not is_armored(head):
-                return path.resolve()
-            text = head + f.read()
+            data = f.read()
     except OSError as e:
         raise ConfigError(f"keyring {path}: cannot read: {e.strerror}") from None
+    armored = is_armored(data[:64])
+    if armored:
+        data = dearmor(data, f"keyring {path}")
+    check_keyring(data, f"keyring {path}")
+    if not armored:
+        return path.resolve()
     out = scratch / f"keyring-{index}.gpg"
-    out.write_bytes(dearmor(text, f"keyring {path}"))
+    out.write_bytes(data)
     return out
 
 

@@ -49,7 +49,10 @@ def _keyrings_in(directory: Path) -> list[Path]:
         return []
     except OSError as e:
         raise ConfigError(f"keyring directory {directory}: cannot list: {e.strerror}") from None
-    return [p for p in entries if p.suffix in KEYRING_SUFFIXES and p.is_file()]
+    # An empty file in a directory holds no key and is passed over; one named on its
+    # own (--keyring, $CLICK_KEYRINGS) is refused as a mistake (gpg.check_keyring).
+    return [p for p in entries
+            if p.suffix in KEYRING_SUFFIXES and p.is_file() and p.stat().st_size > 0]
 
 
 def _checked(paths: Iterable[Path], origin: str) -> list[Path]:

@@ -21,6 +21,7 @@ __all__ = [
     "HASH_NAMES",
     "WEAK_HASHES",
     "SignaturePacket",
+    "check_keyring",
     "dearmor",
     "is_armored",
     "parse_signature",
@@ -34,6 +35,11 @@ HASH_NAMES = {
 WEAK_HASHES = frozenset({1, 2, 3})
 PUBKEY_NAMES = {1: "RSA", 3: "RSA", 17: "DSA", 19: "ECDSA", 22: "EdDSA", 27: "Ed25519", 28: "Ed448"}
 _SIGNATURE_TAG = 2
+#: Packets a keyring starts with: a secret key (5, ``gpg --export-secret-keys``) or a
+#: public key (6, ``gpg --export``).
+_KEY_TAGS = frozenset({5, 6})
+#: A GnuPG keybox (``pubring.kbx``) starts with a blob whose bytes 8..11 are this.
+_KEYBOX_MAGIC = b"KBXf"
 _BINARY_DOCUMENT = 0x00
 _ARMOR_HEAD = b"-----BEGIN PGP "
 
@@ -240,3 +246,29 @@ def dearmor(text: bytes, what: str) -> bytes:
     if not out:
         raise SignatureError(f"{what}: no armoured OpenPGP block found")
     return bytes(out)
+
+
+def check_keyring(data: bytes, what: str) -> None:
+    """Refuse ``data`` unless it is a keybox or a stream of OpenPGP packets that starts
+    with a key.
+
+    gpgv takes anything as a keyring and, at the first byte that is no packet, stops
+    searching every keyring, the good ones after it too: the signer would be reported
+    missing from keyrings that hold it, and an empty file (``gpg --export`` of a
+    wrong name) as simply not holding it.  ``what`` names the file in the message.
+    """
+    prefix = f"Signature verification error: {what}"
+    if data[8:12] == _KEYBOX_MAGIC:
+        return
+    if not data:
+        raise SignatureError(f"{prefix} is empty: it holds no key (did 'gpg --export' "
+                             "find the key you named?)")
+    try:
+        tag, _, pos = _packet(data, 0)
+        if tag not in _KEY_TAGS:
+            raise _Bad(f"its first packet is of type {tag}, not a key")
+        while pos < len(data):
+            _, _, pos = _packet(data, pos)
+    except _Bad as e:
+        raise SignatureError(f"{prefix} is not an OpenPGP keyring ({e}); give one made by "
+                             "'gpg --export' (binary or --armor) or a keybox") from None
