@@ -193,6 +193,22 @@ def test_a_keyring_that_is_none_is_named(cli: Cli, keys: Keys, unsigned_click: P
     cli("verify", "--force-missing-framework", pkg, env={**env, "CLICK_KEYRINGS": str(rings)})
 
 
+def test_a_keyring_directory_without_keyrings_is_named(cli: Cli, keys: Keys,
+                                                      unsigned_click: Path,
+                                                      tmp_path: Path) -> None:
+    pkg = signed_copy(cli, unsigned_click, tmp_path / "p.click", keys.store)
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    (folder / "README").write_text("no keyring here")
+    result = cli("verify", "--force-missing-framework", "--keyring", folder, pkg, check=False,
+                 env={"CLICK_KEYRINGS": "", "CLICK_FRAMEWORKS_DIR": "/nonexistent"})
+    assert_clean_error(result, f"keyring {folder} (from --keyring) is a directory holding "
+                               "no keyring")
+    shutil.copy(keys.store.keyring, folder / "store.gpg")
+    cli("verify", "--force-missing-framework", "--keyring", folder, pkg,
+        env={"CLICK_KEYRINGS": "", "CLICK_FRAMEWORKS_DIR": "/nonexistent"})
+
+
 def test_api_on_open_file_and_errors(keys: Keys, unsigned_click: Path, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The functions the installer calls, in-process."""

@@ -59,7 +59,15 @@ def _checked(paths: Iterable[Path], origin: str) -> list[Path]:
     out = []
     for path in paths:
         if path.is_dir():
-            out += _keyrings_in(path)
+            found = _keyrings_in(path)
+            if not found and origin == "--keyring":
+                # Named on purpose, unlike a device's configured folder that may be empty:
+                # "no trusted keyring is configured" would blame the wrong thing.
+                raise ConfigError(
+                    f"keyring {path} (from {origin}) is a directory holding no keyring "
+                    f"({', '.join('*' + s for s in KEYRING_SUFFIXES)}); name the keyring file"
+                )
+            out += found
         elif path.is_file():
             out.append(path)
         else:
