@@ -438,6 +438,9 @@ def render(
         given: dict[str, object] = dict(_config_answers(template.questions))
         given.update(overrides or {})
         answers = _collect_answers(raw_context, given, no_input)
+    except EOFError:  # Ctrl-D at a question: the user's way out, as Ctrl-C
+        raise ConfigError("the input ended before every question was answered; "
+                          "nothing was written") from None
     except CookiecutterException as e:
         raise ConfigError(f"{template.kind} template: {e}") from None
     except TemplateError as e:  # a template default that does not render: our bug
