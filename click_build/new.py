@@ -19,6 +19,7 @@ import re
 import shutil
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,11 +219,25 @@ def parse_assignments(items: Iterable[str], template: Template) -> dict[str, str
     return out
 
 
+#: Unicode categories a one-line answer must not hold: controls (line breaks, tabs,
+#: escapes), line and paragraph separators, lone surrogates.
+_BREAKING_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Cs"})
+#: Bidi embeddings, overrides and isolates: they reorder how the rest of a line is
+#: shown (a title that reads differently from what it is); plain right-to-left text
+#: never needs them.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def _line_problem(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return "must not be empty"
-    if not value.isprintable():
-        return "must be one line of printable characters"
+    # Not str.isprintable(): it refuses every format character and space but ' ', and
+    # with them Persian's zero-width non-joiner, emoji ZWJ sequences, no-break spaces.
+    if not value.isprintable() and any(
+        c in _BIDI_CONTROLS or unicodedata.category(c) in _BREAKING_CATEGORIES
+        for c in value
+    ):
+        return "must be one line, without control characters"
     if value != value.strip():
         return "must not start or end with spaces"
     return None

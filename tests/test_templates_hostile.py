@@ -110,6 +110,38 @@ def test_a_config_answer_that_is_not_text_is_refused_in_one_line(
     assert not out.exists()
 
 
+#: Text in every script: Persian needs the zero-width non-joiner, emoji families and
+#: Devanagari conjuncts the zero-width joiner, French a no-break space before ':'.
+WORLD_TEXT = {
+    "title": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 \U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "description": "Th\u00e9\u00a0: minuteur\u3000\u0915\u094d\u200d\u0937 \u200fx",
+    "maintainer_name": "Zo\u00eb\u00a0Doe",
+}
+
+
+def test_text_of_every_script_is_an_answer(tmp_path: Path, original_click: str) -> None:
+    """str.isprintable() refused format characters and spaces other than ' ': a Persian
+    or emoji title could not be given.  It builds a package the original accepts."""
+    new(tmp_path / "src", "qml", {**WORLD_TEXT, "app_name": "app"})
+    project = project_of(tmp_path / "src")
+    manifest = source_manifest(project)
+    assert (manifest["title"], manifest["description"]) == \
+        (WORLD_TEXT["title"], WORLD_TEXT["description"])
+    run([sys.executable, "-m", "build", "-n", "-x", "--wheel", "-o", str(tmp_path / "dist")],
+        cwd=project)
+    (click,) = (tmp_path / "dist").glob("*.click")
+    run([original_click, "verify", "--force-missing-framework", "--allow-unauthenticated",
+         str(click)])
+    info = json.loads(run([*CLICK_BUILD, "info", str(click)]).stdout)
+    assert info["title"] == WORLD_TEXT["title"]
+
+
+@pytest.mark.parametrize("title", ["a\u202eb", "a\u2066b", "a\tb", "a\u2029b", "a\x85b"])
+def test_controls_and_bidi_overrides_stay_refused(tmp_path: Path, title: str) -> None:
+    result = new(tmp_path, "qml", {"title": title, "app_name": "app"}, check=False)
+    assert_clean_error(result, "title:", "must be one line, without control characters")
+
+
 def test_typed_answers_are_data(tmp_path: Path) -> None:
     answers = ["{{ 7*7 }}", "typed", "jane", "{% raw %}", "Jane", "jane@example.org",
                "1.0", "1"]
