@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import keyword
 import logging
 import os
 import re
@@ -285,6 +286,9 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
         if not app[0].isalpha():
             bad("app_name", "must start with a letter: the python template makes a Python "
                             "module of the same name")
+        elif keyword.iskeyword(module):  # ``from class import ...`` does not even parse
+            bad("app_name", f"would make the Python module {module!r}, a Python keyword "
+                            "that no import statement can name; choose another name")
         elif module in sys.stdlib_module_names:
             bad("app_name", f"would make the Python module {module!r}, which hides the "
                             "standard library's; choose another name")

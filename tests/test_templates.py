@@ -320,6 +320,9 @@ BAD_ANSWERS = [
 PYTHON_BAD_ANSWERS = [
     ({"app_name": "1app"}, "app_name: '1app' must start with a letter"),
     ({"app_name": "json"}, "hides the standard library's"),
+    ({"app_name": "class"}, "app_name: 'class' would make the Python module 'class', a "
+                            "Python keyword"),
+    ({"app_name": "lambda"}, "a Python keyword"),
     ({"version": "1.0~rc1"}, "must also be a PEP 440 version"),
     ({"version": "2:1.0"}, "must also be a PEP 440 version"),
 ]

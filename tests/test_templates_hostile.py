@@ -142,6 +142,16 @@ def test_controls_and_bidi_overrides_stay_refused(tmp_path: Path, title: str) ->
     assert_clean_error(result, "title:", "must be one line, without control characters")
 
 
+@pytest.mark.parametrize("name", ["class", "import", "async"])
+def test_a_python_keyword_is_no_python_app_name(tmp_path: Path, name: str) -> None:
+    """The python template's tests say ``from APP import ...``: with a keyword they did
+    not even parse (SyntaxError), nor could the app's own code import its module."""
+    result = new(tmp_path, "python", {"app_name": name}, check=False)
+    assert_clean_error(result, f"app_name: '{name}' would make the Python module")
+    assert not list(tmp_path.iterdir())
+    new(tmp_path, "qml", {"app_name": name})  # only Python cares
+
+
 def test_typed_answers_are_data(tmp_path: Path) -> None:
     answers = ["{{ 7*7 }}", "typed", "jane", "{% raw %}", "Jane", "jane@example.org",
                "1.0", "1"]
