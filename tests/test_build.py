@@ -278,7 +278,8 @@ def test_missing_manifest_and_directory(cli, tmp_path: Path) -> None:
 
 
 def test_clickable_layout_and_a_file_as_output_are_named(cli, make_app, tmp_path: Path) -> None:
-    """A clickable project's manifest.json.in is pointed to; -o naming a file says so."""
+    """A clickable project's manifest.json.in is pointed to; -o naming a file, or a link to
+    a missing folder, says so."""
     app = make_app()
     (app / "manifest.json").rename(app / "manifest.json.in")
     assert_clean_error(cli("build", app, check=False),
@@ -290,6 +291,13 @@ def test_clickable_layout_and_a_file_as_output_are_named(cli, make_app, tmp_path
         result = cli(command, "-m", "manifest.json.in", "-o", taken, app, check=False)
         assert_clean_error(result, f"-o {taken}: not a folder; give the folder to write the "
                                    "package into")
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    for command in ("build", "buildsource"):
+        result = cli(command, "-m", "manifest.json.in", "-o", dangling, app, check=False)
+        assert_clean_error(result, f"-o {dangling}: a symbolic link to {tmp_path / 'nowhere'}, "
+                                   "which does not exist; make that folder, or give another")
+    assert not (tmp_path / "nowhere").exists()
     out = tmp_path / "out"
     cli("build", "-m", "manifest.json.in", "-o", out, app)
     assert len(list(out.glob("*.click"))) == 1

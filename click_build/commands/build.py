@@ -48,6 +48,10 @@ def make_output_dir(path: str) -> None:
     """``-o DIR``: made when missing, as ``mkdir -p``; a file there is refused by name."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise BuildError(f"-o {path}: not a folder; give the folder to write the package into")
+    if os.path.islink(path) and not os.path.exists(path):
+        # mkdir would only say "File exists": the folder the link names is what is missing
+        raise BuildError(f"-o {path}: a symbolic link to {os.readlink(path)}, which does not "
+                         "exist; make that folder, or give another")
     os.makedirs(path, exist_ok=True)
 
 
