@@ -187,6 +187,39 @@ def test_ignores(cli, make_app, tmp_path: Path) -> None:
         assert kept in listing
 
 
+def _member_paths(listing: str) -> set[str]:
+    return {line.split(" ./", 1)[1].split(" -> ")[0] for line in listing.splitlines()
+            if " ./" in line}
+
+
+@pytest.mark.oracle
+def test_default_ignores_are_the_originals(cli, make_app, tmp_path: Path,
+                                           original_click: str) -> None:
+    """docs/building.md: the version-control and editor leftovers left out are exactly the
+    original's list, at any depth, and names that only look like them are kept."""
+    ignored = [".git/HEAD", ".bzr/x", ".bzr-builddeb/x", ".bzr.backup/x", ".bzr.tags",
+               ".bzrignore", ".cvsignore", ".gitattributes", ".gitignore", ".gitmodules",
+               ".hg/x", ".hgignore", ".hgsigs", ".hgtags", ".shelf/x", ".svn/x", "CVS/x",
+               "DEADJOE", "RCS/x", "_MTN/x", "_darcs/x", "{arch}/x", ".arch-ids/x",
+               ".arch-inventory", "notes~", ".main.qml.swp", ".x.swo", "old.click",
+               ",,tmp", ".#main.qml", ".~lock"]
+    lookalikes = [".gitkeep", "a.swp", ".x.swpx", "cvs/x", "notes~old", ",x", "arch/x",
+                  "DEADJOE.txt", "x.click.txt", ".htaccess", "hash#"]
+    files: dict[str, str | bytes] = {}
+    for name in ignored + lookalikes:
+        files[name] = files["sub/" + name] = "x\n"
+    app = make_app(files=files)
+    ours = build(cli, app, tmp_path / "ours", "--review", "off")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    run([original_click, "build", "--no-validate", str(app)], cwd=theirs)
+    (original,) = theirs.glob("*.click")
+    paths = _member_paths(cli("contents", ours).stdout)
+    assert paths == _member_paths(run([original_click, "contents", str(original)]).stdout)
+    for name in lookalikes:
+        assert name in paths and "sub/" + name in paths, name
+
+
 def test_symlinks_kept_even_dangling(cli, make_app, tmp_path: Path) -> None:
     app = make_app(files={"dangling": "-> nowhere", "abs": "-> /usr/share/icons", "dir": "-> sub",
                           "sub/x": "x"})

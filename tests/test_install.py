@@ -209,6 +209,27 @@ def test_users_register_unregister_and_all(cli, env: Env, tmp_path: Path) -> Non
     assert_clean_error(bad, "no-such-user-x")
 
 
+@pytest.mark.root
+def test_unregister_without_user_acts_for_sudo_user_else_you(cli, env: Env,
+                                                              tmp_path: Path) -> None:
+    """docs/install.md: without --user, unregister acts for $SUDO_USER, else for you
+    (`sudo click-build unregister APP` removes the caller's app, not root's)."""
+    root = tmp_path / "db"
+    base = [f"--root={root}"]
+    me = current_user()
+    for user in ("daemon", me):
+        ours(cli, env, "install", *base, "--allow-unauthenticated", f"--user={user}",
+             make_click(tmp_path, version="1.0"))
+    users = root / ".click/users"
+    cli("unregister", *base, "com.example.app", env={**env.vars(), "SUDO_USER": "daemon"})
+    assert not (users / "daemon/com.example.app").is_symlink()
+    assert (users / me / "com.example.app").is_symlink()  # the caller's stays
+    # SUDO_USER unset (empty): for the user running the command
+    cli("unregister", *base, "com.example.app", env={**env.vars(), "SUDO_USER": ""})
+    assert not (users / me / "com.example.app").is_symlink()
+    assert not (root / "com.example.app/1.0").exists()  # nobody has it any more
+
+
 def test_hiding_an_underlay_registration(cli, env: Env, tmp_path: Path) -> None:
     lower, upper = tmp_path / "core", tmp_path / "custom"
     (env.confdir / "10_core.conf").write_text(f"[Click Database]\nroot = {lower}\n")

@@ -537,6 +537,23 @@ def test_oversized_desktop_file_is_not_read(tmp_path: Path) -> None:
     assert "larger than 1024 KiB" in found[0].message
 
 
+def test_hook_json_is_read_up_to_1_mib(tmp_path: Path) -> None:
+    """docs/review.md: JSON files that hooks name are read up to 1 MiB: one of exactly
+    1 MiB is checked as usual, one byte more is reported, not read."""
+    text = json.dumps({"policy_groups": ["networking"], "policy_version": 20.04})
+
+    def padded(size: int) -> F:
+        return F(text[:-1] + " " * (size - len(text)) + "}")
+
+    exact = craft(tmp_path / "exact.click", files=with_files({"hello.apparmor": padded(1 << 20)}))
+    assert findings_of(exact) == []
+    over = craft(tmp_path / "over.click",
+                 files=with_files({"hello.apparmor": padded((1 << 20) + 1)}))
+    found = findings_of(over)
+    assert pairs(found) == {("security.unreadable", "hello.apparmor")}
+    assert "larger than 1024 KiB" in found[0].message
+
+
 def test_not_a_click_package_is_one_error(tmp_path: Path) -> None:
     bogus = tmp_path / "x.click"
     bogus.write_bytes(b"hello")
