@@ -387,6 +387,40 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     assert b"[4/4] unpacking com.example.shown" in shown  # 3 files and app.desktop
 
 
+def test_writers_wait_for_the_lock_and_readers_never_do(cli, env: Env, tmp_path: Path) -> None:
+    """docs/install.md: writers take ROOT/.click/lock, so installs run one after the
+    other; list and pkgdir never wait."""
+    import fcntl
+    import time
+
+    root = tmp_path / "db"
+    base = [f"--root={root}"]
+    ours(cli, env, "install", *base, "--allow-unauthenticated", "--all-users",
+         make_click(tmp_path, version="1.0"))
+    upgrade = make_click(tmp_path, version="2.0")
+    full = {**os.environ, **env.vars()}
+    fd = os.open(root / ".click" / "lock", os.O_RDWR)
+    writer = None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another writer is at work
+        for reader in (["list", *base, "--all"], ["pkgdir", *base, "com.example.app"],
+                       ["info", *base, "com.example.app"]):
+            done = subprocess.run([*CLICK_BUILD, *reader], env=full, capture_output=True,
+                                  text=True, timeout=60)
+            assert done.returncode == 0, (reader, done.stderr)
+        writer = subprocess.Popen([*CLICK_BUILD, "install", *base, "--allow-unauthenticated",
+                                   "--all-users", str(upgrade)], env=full,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        assert writer.poll() is None  # waits for the lock
+        assert os.readlink(root / "com.example.app" / "current") == "1.0"
+    finally:
+        os.close(fd)  # releases the lock
+    _, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err
+    assert os.readlink(root / "com.example.app" / "current") == "2.0"
+
+
 def test_info_of_a_path_with_a_fifo_for_its_manifest_does_not_hang(cli, tmp_path: Path) -> None:
     """``info PATH`` reads the manifest of the tree holding PATH: a FIFO there (a tree
     anyone may have made) is refused at once, never waited on."""

@@ -35,6 +35,11 @@ def test_good_manifest_model() -> None:
 @pytest.mark.parametrize(("field", "value", "fragment"), [
     ("name", "Com.Example", "not a valid package name"),
     ("name", "a_b", "not a valid package name"),
+    # docs/manifest.md: starts with a letter or digit, at least 2 characters, no '/'
+    ("name", "a", "not a valid package name"),
+    ("name", ".ab", "not a valid package name"),
+    ("name", "-ab", "not a valid package name"),
+    ("name", "a/b", "not a valid package name"),
     ("name", 5, "must be a string"),
     ("version", "abc", "must start with a digit"),
     ("version", "1_0", "'_'"),
@@ -69,6 +74,11 @@ def test_all_problems_at_once() -> None:
     assert fields == ["name", "version", "framework", "maintainer", "title"]
     (line,) = info.value.lines()  # all of them, on the one error line
     assert line.startswith("manifest.json: name: ") and line.count("; ") == 4
+
+
+@pytest.mark.parametrize("name", ["ab", "1a", "a+b.c-d"])
+def test_shortest_and_every_allowed_character_of_a_name(name: str) -> None:
+    assert validate(dict(GOOD, name=name)).errors == []
 
 
 def test_reserved_keys_dropped_with_warning() -> None:
