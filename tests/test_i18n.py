@@ -180,6 +180,23 @@ def test_builds_with_translations_are_reproducible(cli: Cli, app: Path, tmp_path
     assert "./share/locale/de/LC_MESSAGES/com.example.dice.mo" in cli("contents", a).stdout
 
 
+def test_the_file_name_is_the_language_with_region_and_script(
+        cli: Cli, app: Path, tmp_path: Path) -> None:
+    """docs/translations.md: pt_BR.po and sr@latin.po name their languages: each becomes
+    share/locale/LANG/LC_MESSAGES/NAME.mo and Name[LANG]= in the desktop file."""
+    head = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    write_tree(app, {"po/pt_BR.po": head + 'msgid "Dice"\nmsgstr "Dados"\n',
+                     "po/sr@latin.po": head + 'msgid "Dice"\nmsgstr "Kockice"\n'})
+    out = tmp_path / "out"
+    cli("build", app, "-o", out)
+    (click,) = out.glob("*.click")
+    tree = unpacked(click, tmp_path / "x")
+    for lang, word in (("pt_BR", "Dados"), ("sr@latin", "Kockice")):
+        mo = tree / "share/locale" / lang / "LC_MESSAGES/com.example.dice.mo"
+        assert f'msgid "Dice"\nmsgstr "{word}"\n' in catalog(mo)
+        assert f"\nName[{lang}]={word}\n" in (tree / "dice.desktop").read_text(encoding="utf-8")
+
+
 def test_the_build_replaces_stale_catalogs_and_reads_ascii_labelled_utf8(
         cli: Cli, app: Path, tmp_path: Path) -> None:
     """A catalog msginit made from a CHARSET template says ASCII but holds UTF-8: it is

@@ -534,6 +534,37 @@ def test_long_app_id_is_warned_about_once(tmp_path: Path) -> None:
     assert plain.stderr.startswith("warning: the app id "), plain.stderr
 
 
+def _namespace(size: int) -> str:
+    """A valid namespace of exactly size characters: labels of up to 40 joined by dots."""
+    labels, left = [], size
+    while left > 0:
+        label = min(40, left if left <= 40 else left - 2)  # never leave a label of 0
+        labels.append("b" * label)
+        left -= label + 1
+    out = ".".join(labels)
+    assert len(out) == size
+    return out
+
+
+@pytest.mark.parametrize(("id_length", "warned", "refused"), [
+    (100, False, False), (101, True, False), (230, True, False), (231, True, True),
+])
+def test_app_id_limits(tmp_path: Path, id_length: int, warned: bool, refused: bool) -> None:
+    """docs/templates.md: an app id (NAME_APP_VERSION) longer than 100 characters gets a
+    warning; over 230 it is refused."""
+    app = "a" * 10  # the app id is app.NAMESPACE_app_1.0.0
+    answers = {"app_name": app, "version": "1.0.0",
+               "namespace": _namespace(id_length - 2 * len(app) - len("._" + "_1.0.0"))}
+    result = new(tmp_path, "qml", answers, check=False)
+    assert ("the app id" in result.stderr) == (warned or refused), result.stderr
+    if refused:
+        assert_clean_error(result, f"is {id_length} bytes")
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert result.returncode == 0, result.stderr
+        assert (f"is {id_length} characters" in result.stderr) == warned
+
+
 def test_hook_without_click_build_says_what_to_install(tmp_path: Path) -> None:
     """cookiecutter installed without click-build (e.g. by pipx): one clear line."""
     hook = (ROOT / "templates/qml/hooks/pre_gen_project.py").read_text()
