@@ -333,7 +333,7 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
         if len(app_id.encode()) > MAX_APP_ID:
             problems.append(
                 f"app_name/namespace/version: the app id {_shown(app_id)} is "
-                f"{len(app_id.encode())} bytes; keep it under {MAX_APP_ID} (hooks make "
+                f"{len(app_id.encode())} bytes; keep it to {MAX_APP_ID} or fewer (hooks make "
                 "file names from it)"
             )
     return problems

@@ -237,7 +237,8 @@ def test_api_on_open_file_and_errors(keys: Keys, unsigned_click: Path, tmp_path:
 
 @pytest.mark.slow
 def test_large_package_is_streamed(cli: Cli, keys: Keys, tmp_path: Path) -> None:
-    """Signing and verifying 200 MiB costs a few MiB of memory: members are piped, not read."""
+    """Signing and verifying 200 MiB each take under 50 MiB of memory: members are piped,
+    not read."""
     pkg = build_app(tmp_path, "9.0")
     big = tmp_path / "app-9.0" / "big.bin"
     with open(big, "wb") as f:
@@ -273,4 +274,4 @@ def test_large_package_is_streamed(cli: Cli, keys: Keys, tmp_path: Path) -> None
                                     keys.store.keyring, pkg)
     print(f"200 MiB package: sign {sign_s:.2f}s {sign_kib // 1024} MiB peak, "
           f"verify {verify_s:.2f}s {verify_kib // 1024} MiB peak")
-    assert sign_kib < 100 * 1024 and verify_kib < 100 * 1024
+    assert sign_kib < 50 * 1024 and verify_kib < 50 * 1024  # docs/signing.md says so
