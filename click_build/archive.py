@@ -256,11 +256,17 @@ _GNU_MAGIC = b"ustar  \0"
 
 
 def _tar_num(n: int, digits: int) -> bytes:
-    """An octal field, or GNU base-256 when the value does not fit (as tarfile)."""
+    """An octal field, or GNU base-256 when the value does not fit (as tarfile).
+
+    Negative values (a file time before 1970, kept under SOURCE_DATE_EPOCH) are
+    base-256 in two's complement, 0xFF first, as tarfile and GNU tar write them.
+    """
     if 0 <= n < 8 ** (digits - 1):
         return b"%0*o\0" % (digits - 1, n)
     if 0 <= n < 256 ** (digits - 1):
         return b"\x80" + n.to_bytes(digits - 1, "big")
+    if -(256 ** (digits - 1)) <= n < 0:
+        return n.to_bytes(digits, "big", signed=True)  # the first byte is 0xFF
     raise ArchiveError(f"value {n} does not fit a tar header field")
 
 

@@ -126,6 +126,19 @@ def test_sde_clamps_and_stamps(cli, make_app, tmp_path: Path) -> None:
     assert b"1600000000  0     0     100644" in data  # ar header mtime
 
 
+@pytest.mark.oracle
+def test_sde_keeps_file_times_before_1970(cli, make_app, tmp_path: Path) -> None:
+    """Older file times are kept under SOURCE_DATE_EPOCH, also those before 1970 (a tree
+    restored from an archive with zero or bogus dates): written as tarfile and GNU tar
+    write them (negative base-256), not a build error about a tar header field."""
+    app = make_app(files={"old.txt": "old\n"})
+    os.utime(app / "old.txt", (-86_400, -86_400))
+    click = build(cli, app, tmp_path / "out", env={"SOURCE_DATE_EPOCH": "1600000000"})
+    listing = run([need("dpkg-deb"), "-c", str(click)], env=UTC).stdout
+    assert "1969-12-31 00:00 ./old.txt" in listing
+    assert "1969-12-31 00:00 ./old.txt" in cli("contents", click, env=UTC).stdout
+
+
 def test_pinned_bytes(cli, tmp_path: Path) -> None:
     """A fixed tree under a fixed SOURCE_DATE_EPOCH gives these exact bytes, everywhere."""
     app = write_tree(tmp_path / "app", {
