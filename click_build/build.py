@@ -111,8 +111,16 @@ def package_timestamp() -> int:
 
 
 def normalise_mode(path: str, st_mode: int) -> int:
-    """0755 for directories and executables, 0644 otherwise; refuse special bits."""
+    """0755 for directories and executables, 0644 otherwise; refuse special bits.
+
+    A directory's setgid bit is not refused: it only gives new files the
+    folder's group, every folder made inside a setgid folder inherits it (a
+    checkout in a shared group folder has it throughout), and the package
+    never carries it (directories are 0755).
+    """
     special = st_mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX)
+    if stat.S_ISDIR(st_mode):
+        special &= ~stat.S_ISGID
     if special:
         names = [n for bit, n in ((stat.S_ISUID, "setuid"), (stat.S_ISGID, "setgid"),
                                   (stat.S_ISVTX, "sticky")) if special & bit]

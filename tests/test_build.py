@@ -186,6 +186,19 @@ def test_sticky_dir_refused(cli, make_app, tmp_path: Path) -> None:
     assert_clean_error(cli("build", app, "-o", tmp_path, check=False), "sticky")
 
 
+def test_setgid_dirs_of_a_shared_group_folder_pack(cli, make_app, tmp_path: Path) -> None:
+    """A checkout in a setgid folder (a shared group folder) has the bit on every folder,
+    inherited: the machine's state, never packed (folders are 0755), so the package is
+    the same bytes as from a plain checkout, not a refusal."""
+    plain = make_app("plain", files={"qml/pages/a.qml": "x\n"})
+    shared = make_app("shared", files={"qml/pages/a.qml": "x\n"})
+    for folder in (shared / "qml", shared / "qml/pages"):
+        folder.chmod(0o2775)
+    env = {"SOURCE_DATE_EPOCH": "1700000000"}
+    assert (build(cli, shared, tmp_path / "one", env=env).read_bytes()
+            == build(cli, plain, tmp_path / "two", env=env).read_bytes())
+
+
 def test_ignores(cli, make_app, tmp_path: Path) -> None:
     app = make_app(files={
         ".git/config": "x", "sub/.svn/x": "x", "notes.txt~": "x", ".main.qml.swp": "x",
