@@ -439,13 +439,21 @@ function(_click_mode_defaults stage)
   endif()
   # A package is a release build: with no build type chosen, build what python -m build
   # builds (cmake.build-type, Release), so both routes pack the same bytes. A
-  # multi-config generator chooses at build time (--config).
+  # multi-config generator chooses at build time (--config); Ninja Multi-Config's
+  # default (a build without --config, the first of CMAKE_CONFIGURATION_TYPES) would be
+  # Debug, so it becomes Release unless the user chose one.
   get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
   if(NOT multi AND "${CMAKE_BUILD_TYPE}" STREQUAL "")
     set(CMAKE_BUILD_TYPE Release CACHE STRING
       "Choose the type of build (ClickBuild: Release, as python -m build)" FORCE)
     message(STATUS "ClickBuild: CMAKE_BUILD_TYPE is Release, as python -m build builds "
       "(-DCMAKE_BUILD_TYPE=Debug chooses another)")
+  elseif(multi AND CMAKE_GENERATOR STREQUAL "Ninja Multi-Config"
+         AND NOT DEFINED CMAKE_DEFAULT_BUILD_TYPE AND "Release" IN_LIST CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_DEFAULT_BUILD_TYPE Release CACHE STRING
+      "The configuration a build without --config builds (ClickBuild: Release, as python -m build)")
+    message(STATUS "ClickBuild: CMAKE_DEFAULT_BUILD_TYPE is Release, as python -m build builds "
+      "(--config Debug or -DCMAKE_DEFAULT_BUILD_TYPE=Debug chooses another)")
   endif()
   # Installing into that prefix without DESTDIR would write the app into the system.
   set(build "${CMAKE_BINARY_DIR}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from backend_helpers import control_field, data_members, only_click, verify_both
-from cmake_support import build, cache, cmake, configure, flat, qml_app
+from cmake_support import CMAKE_DIR, build, cache, cmake, configure, flat, qml_app
 from conftest import need, run
 
 pytestmark = pytest.mark.slow
@@ -104,6 +104,36 @@ def test_the_build_type_is_the_backends_unless_you_choose_one(tmp_path: Path) ->
     desktop = tmp_path / "desktop"
     configure(src, desktop, "-DCLICK_MODE=OFF")
     assert cache(desktop).get("CMAKE_BUILD_TYPE", "") == ""  # not a package build: left alone
+
+
+@pytest.mark.parametrize("generator", ["Ninja Multi-Config"])
+def test_a_multi_config_build_without_config_packs_release(tmp_path: Path, generator: str) -> None:
+    """Ninja Multi-Config builds the first of CMAKE_CONFIGURATION_TYPES (Debug) when
+    --config is not given: the package of `cmake --build build --target click` was a
+    Debug build, unlike the one of python -m build.  Release unless the user chooses."""
+    src = qml_app(tmp_path / "app", "\n".join([
+        LOAD, MANIFEST, HOOK, INSTALL,
+        "add_executable(kind kind.cpp)",
+        "install(TARGETS kind RUNTIME DESTINATION ${CLICK_INSTALL_BINDIR})",
+        "click_package()"]), files={"kind.cpp": (
+            '#include <cstdio>\n'
+            '#ifdef NDEBUG\nstatic const char kind[] = "build-kind-RELEASE";\n'
+            '#else\nstatic const char kind[] = "build-kind-DEBUG";\n#endif\n'
+            'int main() { std::puts(kind); }\n')},
+        project="project(qmlapp VERSION 2.1 LANGUAGES CXX)")
+    binary = tmp_path / "build"
+    said = cmake("-S", src, "-B", binary, "-G", generator,
+                 f"-DClickBuild_DIR={CMAKE_DIR}").stdout
+    assert cache(binary)["CMAKE_DEFAULT_BUILD_TYPE"] == "Release"
+    assert "CMAKE_DEFAULT_BUILD_TYPE is Release" in flat(said)
+    build(binary)
+    assert any(name.endswith("/bin/kind") for name in data_members(next(binary.glob("*.click"))))
+    program = next((binary / "click" / "stage").rglob("kind")).read_bytes()  # what was packed
+    assert b"build-kind-RELEASE" in program and b"build-kind-DEBUG" not in program
+    # --config still chooses, and a choice of the default sticks
+    cmake("-S", src, "-B", binary, "-DCMAKE_DEFAULT_BUILD_TYPE=Debug")
+    cmake("-S", src, "-B", binary)
+    assert cache(binary)["CMAKE_DEFAULT_BUILD_TYPE"] == "Debug"
 
 
 # ---------------------------------------------------------------- INSTALL_TESTS --
