@@ -127,3 +127,24 @@ def test_a_relative_link_inside_the_project_takes_the_source_route(tmp_path: Pat
     full, wheel = only_click(tmp_path / "full"), only_click(tmp_path / "wheel")
     assert full.read_bytes() == wheel.read_bytes()
     assert "./www/start.html -> ../www/index.html" in run(["dpkg-deb", "-c", str(full)]).stdout
+
+
+def test_a_cmake_build_folder_of_any_name_stays_out(tmp_path: Path) -> None:
+    """docs/cmake.md configures one folder per target in the project (`cmake -B build-2404`,
+    `-B build-arm64`); `python -m build` then carried that folder into the source package
+    and the mirror CMake configures, and stopped on the links ClickBuild makes there for
+    msgfmt (build-2404/click/po/de.po -> po/de.po) with an error about the build folder."""
+    from cmake_support import configure
+
+    project = copy_project(EXAMPLES / "hello-cpp", tmp_path / "cpp")
+    configure(project, project / "build-2404", "-DCLICK_VERSION=1.0.0")
+    assert (project / "build-2404" / "click" / "po" / "de.po").is_symlink()
+    pybuild(project, "-o", str(tmp_path / "out"))  # the sdist, then the package from it
+    names = _sdist_names(tmp_path / "out")
+    assert not [n for n in names if "/build-2404" in n], names
+    assert any(n.endswith("/qml/Main.qml") for n in names), names
+    verify_both(only_click(tmp_path / "out"))
+    pybuild(project, "--wheel", "-o", str(tmp_path / "wheel"))
+    mirrors = list((project / "build").glob("click-*/source"))
+    assert mirrors and not [m for m in mirrors if (m / "build-2404").exists()]
+    assert (project / "build-2404" / "CMakeCache.txt").is_file()  # left as it was

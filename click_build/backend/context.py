@@ -73,9 +73,26 @@ def build_dir_patterns(project: Project, kind: str, outdir: Path | None = None) 
     app's source.
     """
     own = own_folder_patterns(project.root, project.settings.build_dir, outdir)
+    if kind == "cmake":
+        return ["/build", *cmake_build_folders(project.root), *own]
     if kind in TOOL_BUILD_KINDS:
         return ["/build", *own]
     return own
+
+
+def cmake_build_folders(root: Path) -> list[str]:
+    """Ignore patterns for the CMake build folders at the project's top, whatever their
+    names (``cmake -B build-arm64``, ``-B build-2404``, as docs/cmake.md suggests): a
+    folder holding a ``CMakeCache.txt`` is a build, never the app's source."""
+    import glob
+
+    try:
+        children = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return []
+    return ["/" + glob.escape(c.name) for c in children
+            if c.name != "build" and c.is_dir(follow_symlinks=False)
+            and os.path.isfile(os.path.join(c.path, "CMakeCache.txt"))]
 
 
 @contextlib.contextmanager
