@@ -455,6 +455,14 @@ function(_click_mode_defaults stage)
     message(STATUS "ClickBuild: CMAKE_DEFAULT_BUILD_TYPE is Release, as python -m build builds "
       "(--config Debug or -DCMAKE_DEFAULT_BUILD_TYPE=Debug chooses another)")
   endif()
+  # The build tree's RPATH (to the project's own libraries) is cleared at install, but its
+  # length stays in the installed ELF files: an absolute one made the program's bytes depend
+  # on where the build folder is (build/ here, build/click-<arch>/cmake for python -m build).
+  # Relative to $ORIGIN it is the same from any folder.
+  if(NOT DEFINED CMAKE_BUILD_RPATH_USE_ORIGIN)
+    set(CMAKE_BUILD_RPATH_USE_ORIGIN ON CACHE BOOL
+      "Build-tree RPATH relative to \$ORIGIN (ClickBuild: the package's bytes do not depend on the build folder)")
+  endif()
   # Installing into that prefix without DESTDIR would write the app into the system.
   set(build "${CMAKE_BINARY_DIR}")
   string(CONFIGURE [==[

@@ -136,6 +136,32 @@ def test_a_multi_config_build_without_config_packs_release(tmp_path: Path, gener
     assert cache(binary)["CMAKE_DEFAULT_BUILD_TYPE"] == "Debug"
 
 
+def test_the_packed_program_does_not_depend_on_the_build_folder(tmp_path: Path) -> None:
+    """A program linked to the project's own library (in a subdirectory) had the build
+    folder's RPATH cleared at install but its length kept: the bytes differed between
+    `cmake -B build` and python -m build's build/click-<arch>/cmake, though both build
+    Release to pack the same bytes."""
+    files = {"core/CMakeLists.txt": "add_library(core SHARED core.cpp)\n"
+                                    "install(TARGETS core LIBRARY DESTINATION ${CLICK_INSTALL_LIBDIR})\n",
+             "core/core.cpp": "int core() { return 42; }\n",
+             "main.cpp": "int core();\nint main() { return core() == 42 ? 0 : 1; }\n"}
+    src = qml_app(tmp_path / "app", "\n".join([
+        LOAD, MANIFEST, HOOK, INSTALL, "add_subdirectory(core)",
+        "add_executable(prog main.cpp)", "target_link_libraries(prog PRIVATE core)",
+        "install(TARGETS prog RUNTIME DESTINATION ${CLICK_INSTALL_BINDIR})",
+        "click_package()"]), files=files, project="project(qmlapp VERSION 2.1 LANGUAGES CXX)")
+    env = {"SOURCE_DATE_EPOCH": "1700000000"}
+    programs = []
+    for binary in (tmp_path / "b", tmp_path / "a much longer build folder" / "click-amd64"):
+        configure(src, binary, env=env)
+        build(binary, env=env)
+        assert run([str(binary / "prog")]).returncode == 0  # still runs from the build tree
+        programs.append(next((binary / "click" / "stage").rglob("prog")).read_bytes())
+    assert programs[0] == programs[1]
+    configure(src, tmp_path / "own", "-DCMAKE_BUILD_RPATH_USE_ORIGIN=OFF")
+    assert cache(tmp_path / "own")["CMAKE_BUILD_RPATH_USE_ORIGIN"] == "OFF"  # a choice stays
+
+
 # ---------------------------------------------------------------- INSTALL_TESTS --
 
 @pytest.mark.parametrize(("order", "defines", "expected", "said"), [
