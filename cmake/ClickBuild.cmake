@@ -319,6 +319,14 @@ function(click_translations)
   endif()
   if(NOT ARG_PO_DIR)
     set(ARG_PO_DIR po)
+    # Called from po/CMakeLists.txt (where the Ubuntu SDK's projects did their
+    # translations): the .po files are beside it, not in po/po.
+    if(NOT IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/po")
+      file(GLOB here "${CMAKE_CURRENT_SOURCE_DIR}/*.po" "${CMAKE_CURRENT_SOURCE_DIR}/*.pot")
+      if(here)
+        set(ARG_PO_DIR .)
+      endif()
+    endif()
   endif()
   if(NOT ARG_POT_TARGET)
     set(ARG_POT_TARGET pot)
@@ -331,6 +339,12 @@ function(click_translations)
       "gettext (sudo apt install gettext)")
   endif()
   get_filename_component(po_dir "${ARG_PO_DIR}" ABSOLUTE)
+  if(NOT IS_DIRECTORY "${po_dir}")
+    message(WARNING
+      "click_translations(${ARG_DOMAIN}): the PO_DIR ${po_dir} does not exist, so no "
+      "translation is packed. Fix: give PO_DIR the folder of the .po files (relative to "
+      "${CMAKE_CURRENT_SOURCE_DIR}), or create it: click-build i18n init <language>")
+  endif()
   get_property(already GLOBAL PROPERTY _CLICK_TRANSLATIONS SET)
   if(already)
     message(FATAL_ERROR "click_translations(): called twice; use one domain per package")

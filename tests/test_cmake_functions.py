@@ -349,6 +349,36 @@ def test_translations_without_po_files_yet(tmp_path: Path) -> None:
     assert 'msgid "Hi there"' in pot and 'msgid "QML app"' in pot
 
 
+@pytest.mark.oracle
+def test_translations_from_the_po_folders_own_cmakelists(tmp_path: Path) -> None:
+    """The Ubuntu SDK's projects did their translations in po/CMakeLists.txt; there the
+    default PO_DIR was po/po: no .mo file and an untranslated launcher, silently."""
+    po = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: fr\\n"\n\n'
+          'msgid "QML app"\nmsgstr "Appli QML"\n')
+    src = app(tmp_path, INSTALL, MANIFEST, HOOK, "add_subdirectory(po)", "click_package()",
+              files={"po/CMakeLists.txt":
+                     "click_translations(DOMAIN qmlapp.example SOURCES ../Main.qml)\n",
+                     "po/fr.po": po})
+    binary = tmp_path / "build"
+    said = configure(src, binary)
+    assert "Warning" not in said.stderr, said.stderr
+    build(binary)
+    click = only_click(binary)
+    assert "./share/locale/fr/LC_MESSAGES/qmlapp.example.mo" in data_members(click)
+    assert "Name[fr]=Appli QML\n" in member_text(click, "./qmlapp.desktop")
+    build(binary, "pot")
+    assert (src / "po" / "qmlapp.example.pot").is_file() and not (src / "po" / "po").exists()
+
+
+def test_a_po_dir_that_does_not_exist_is_named(tmp_path: Path) -> None:
+    src = app(tmp_path, INSTALL, MANIFEST, HOOK,
+              "click_translations(DOMAIN qmlapp.example PO_DIR translations SOURCES Main.qml)",
+              "click_package()", files={"po/fr.po": 'msgid ""\nmsgstr ""\n'})
+    said = flat(configure(src, tmp_path / "build").stderr)
+    assert (f"click_translations(qmlapp.example): the PO_DIR {src}/translations does not "
+            "exist, so no translation is packed. Fix: give PO_DIR") in said
+
+
 def test_translations_need_a_domain(tmp_path: Path) -> None:
     assert "click_translations(): DOMAIN is required" in failure(
         tmp_path, "click_translations(SOURCES Main.qml)")
