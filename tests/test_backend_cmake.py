@@ -168,3 +168,47 @@ def test_hello_cpp_example(tmp_path: Path) -> None:
     elves = [p for p in extract.rglob("*") if p.is_file() and p.read_bytes()[:4] == b"\x7fELF"]
     assert elves
     assert only_click(tmp_path / "wheel").read_bytes() == click.read_bytes()
+
+
+def test_a_declared_architecture_keeps_clickbuilds_layout(tmp_path: Path) -> None:
+    """A ClickBuild project whose library goes to GNUInstallDirs' CMAKE_INSTALL_LIBDIR: the
+    backend passed CMAKE_INSTALL_LIBDIR=lib/<triplet> when the architecture was declared
+    (-C click-build.architecture=..., the docs' cross build), so the library moved from lib/
+    (its place on the CMake route and with the architecture left to the build)."""
+    from cmake_support import build as cmake_build
+    from cmake_support import configure
+    from conftest import write_tree
+
+    project = write_tree(tmp_path / "app", {
+        "CMakeLists.txt": (
+            "cmake_minimum_required(VERSION 3.19)\nproject(libapp VERSION 1.0 LANGUAGES CXX)\n"
+            "find_package(ClickBuild CONFIG REQUIRED)\ninclude(GNUInstallDirs)\n"
+            "add_subdirectory(core)\nadd_executable(libapp main.cpp)\n"
+            "target_link_libraries(libapp PRIVATE core)\n"
+            "install(TARGETS libapp RUNTIME DESTINATION ${CLICK_INSTALL_BINDIR})\n"
+            "install(FILES libapp.svg DESTINATION ${CLICK_INSTALL_DATADIR})\n"
+            'click_manifest(NAME libapp.example TITLE "Lib app" DESCRIPTION "Links a library" '
+            'MAINTAINER "J D <j@example.com>")\n'
+            "click_add_hook(libapp DESKTOP libapp.desktop APPARMOR libapp.apparmor)\n"
+            "click_package()\n"),
+        "core/CMakeLists.txt": ("add_library(core SHARED core.cpp)\n"
+                                "install(TARGETS core LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})\n"),
+        "core/core.cpp": "int core() { return 7; }\n",
+        "main.cpp": "int core();\nint main() { return core() == 7 ? 0 : 1; }\n",
+        "libapp.desktop": ("[Desktop Entry]\nName=Lib app\nExec=libapp\nIcon=libapp.svg\n"
+                           "Terminal=true\nType=Application\nX-Lomiri-Touch=true\n"),
+        "libapp.apparmor": '{"policy_groups": []}\n',
+        "libapp.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="256" height="256"/>\n',
+        "pyproject.toml": ('[build-system]\nrequires = ["click-build[cmake]"]\n'
+                           'build-backend = "click_build.backend"\n[project]\nname = "libapp"\n'
+                           'version = "1.0"\n[tool.click-build]\nkind = "cmake"\n'),
+    })
+    configure(project, tmp_path / "cmake-build")
+    cmake_build(tmp_path / "cmake-build")
+    expected = data_members(only_click(tmp_path / "cmake-build"))
+    assert "./lib/libcore.so" in expected
+    pybuild(project, "--wheel", "-o", str(tmp_path / "auto"))
+    assert data_members(only_click(tmp_path / "auto")) == expected
+    pybuild(project, "--wheel", "-C", f"click-build.architecture={host_arch()}",
+            "-C", "click-build.build-dir=build/declared-{arch}", "-o", str(tmp_path / "declared"))
+    assert data_members(only_click(tmp_path / "declared")) == expected

@@ -228,8 +228,11 @@ def stage_cmake(ctx: Context) -> Staged:
         "CLICK_INSTALL_PREFIX": "/.",
     }
     if tell_arch:
-        defines.update(CLICK_ARCH=arch, CLICK_ARCH_TRIPLET=triplet,
-                       CMAKE_INSTALL_LIBDIR=f"lib/{triplet}" if triplet else "lib")
+        defines.update(CLICK_ARCH=arch, CLICK_ARCH_TRIPLET=triplet)
+        if "ClickBuild" not in words:
+            # A project that loads ClickBuild gets its layout from it, whether or not the
+            # architecture was declared, as on its CMake route (`cmake -B build`).
+            defines["CMAKE_INSTALL_LIBDIR"] = f"lib/{triplet}" if triplet else "lib"
     if ctx.manifest and ctx.manifest.path:
         defines["CLICK_MANIFEST"] = source / Path(ctx.manifest.path).relative_to(project.root)
     if project.version:
