@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .framework_table import FrameworkFacts
 
 __all__ = [
+    "ANY_PLACEHOLDER",
     "ARCH_PLACEHOLDERS",
     "FRAMEWORK_PLACEHOLDERS",
     "POLICY_PLACEHOLDERS",
@@ -42,7 +43,8 @@ __all__ = [
 
 _AT = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)@")
 _ENV = re.compile(r"\$ENV\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ANY_PLACEHOLDER = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*@|\$ENV\{[A-Za-z_][A-Za-z0-9_]*\}")
+#: Any placeholder a build fills in: ``@VAR@`` or ``$ENV{VAR}``.
+ANY_PLACEHOLDER = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*@|\$ENV\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 ARCH_PLACEHOLDERS = ("", "@CLICK_ARCH@", "$ENV{ARCH}", "$ENV{CLICK_ARCH}")
 FRAMEWORK_PLACEHOLDERS = ("", "@CLICK_FRAMEWORK@", "$ENV{CLICK_FRAMEWORK}", "$ENV{SDK_FRAMEWORK}")
@@ -135,7 +137,7 @@ class ManifestSource(Record):
             except ManifestError:
                 pass  # unquoted placeholders: the blanked reading below
         try:
-            return parse_json_object(_ANY_PLACEHOLDER.sub("", self.text), self.label)
+            return parse_json_object(ANY_PLACEHOLDER.sub("", self.text), self.label)
         except ManifestError:
             if self.template:
                 return {}

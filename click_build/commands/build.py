@@ -266,10 +266,6 @@ def run_buildsource(args: argparse.Namespace) -> int:
     return 0
 
 
-#: A placeholder that a build fills in: ``@VAR@`` or ``$ENV{VAR}``.
-_PLACEHOLDER = r"@[A-Za-z_][A-Za-z0-9_]*@|\$ENV\{[A-Za-z_][A-Za-z0-9_]*\}"
-
-
 def _source_manifest(directory: str, manifest: str | None) -> tuple[str, str, str]:
     """The manifest file ``buildsource`` packs as ./manifest.json, and the NAME and VERSION
     of ``NAME_VERSION.tar.gz``.
@@ -286,6 +282,7 @@ def _source_manifest(directory: str, manifest: str | None) -> tuple[str, str, st
     from ..errors import ManifestError
     from ..manifest import validate
     from ..placeholders import (
+        ANY_PLACEHOLDER,
         ARCH_PLACEHOLDERS,
         FRAMEWORK_PLACEHOLDERS,
         is_placeholder,
@@ -315,19 +312,18 @@ def _source_manifest(directory: str, manifest: str | None) -> tuple[str, str, st
         path = label = resolve_manifest(directory, manifest)
     data = read_manifest_file(path, label).peek(placeholders=True)
     project_version = project.version if project is not None else None
-    placeholder = re.compile(_PLACEHOLDER)
     for key in ("name", "version"):
         value = data.get(key)
         if key == "version" and isinstance(value, str) and project_version is not None:
             value = data[key] = re.sub(r"@(PROJECT|CLICK)_VERSION@", project_version, value)
-        if isinstance(value, str) and placeholder.search(value):
+        if isinstance(value, str) and ANY_PLACEHOLDER.search(value):
             raise ManifestError(
                 [f"{key}: {value!r} is left to the build, but buildsource names the source "
                  f"package NAME_VERSION.tar.gz: write the {key} in"
                  + (" (or as [project].version in pyproject.toml)" if key == "version"
                     else "")], label)
     data = reconcile_version(data, project_version, label)
-    filled = {k for k, v in data.items() if placeholder.search(json.dumps(v))}
+    filled = {k for k, v in data.items() if ANY_PLACEHOLDER.search(json.dumps(v))}
     for key, placeholders in (("architecture", ARCH_PLACEHOLDERS),
                               ("framework", FRAMEWORK_PLACEHOLDERS)):
         if is_placeholder(data.get(key), placeholders):  # "" too: the build fills it

@@ -204,9 +204,7 @@ class Installer:
         package_dir = self._root(lock).open(name)
         if package_dir is not None:
             with package_dir:
-                found.update(v for v in package_dir.entries()
-                             if v != "current" and _valid(check_version, v)
-                             and _is_complete_version(package_dir, name, v))
+                found.update(_complete_versions(package_dir, name))
         found.discard(version)
         return sorted(found)
 
@@ -623,7 +621,8 @@ class Installer:
         packages = _installed_versions(root)
         admin = root.open(".click")
         try:
-            kept = [n for n in ("log", "users") if admin is not None and admin.lstat(n)]
+            kept = [n for n in ("log", "users")
+                    if admin is not None and admin.lstat(n) is not None]
             if not packages and not kept:
                 return  # nothing of the installer's here: leave the folder as it is
             os.fchown(root.fd, uid, gid)
@@ -731,12 +730,17 @@ def _installed_versions(root: Dir) -> dict[str, list[str]]:
         if package_dir is None:
             continue
         with package_dir:
-            versions = [v for v in package_dir.entries()
-                        if v != "current" and _valid(check_version, v)
-                        and _is_complete_version(package_dir, package, v)]
+            versions = _complete_versions(package_dir, package)
         if versions:
             found[package] = versions
     return found
+
+
+def _complete_versions(package_dir: Dir, package: str) -> list[str]:
+    """The versions in ``package_dir`` that an install completed (``current`` aside)."""
+    return [v for v in package_dir.entries()
+            if v != "current" and _valid(check_version, v)
+            and _is_complete_version(package_dir, package, v)]
 
 
 def _is_complete_version(package_dir: Dir, package: str, version: str) -> bool:
