@@ -2,130 +2,30 @@
 
 Commands mirror the original ``click`` tool's names, arguments and output so
 scripts written for it keep working; each lives in :mod:`click_build.commands`.
+argparse reads every command line (:mod:`click_build.argparsing`) but the plain
+ones of ``install``, which :mod:`click_build.commands.shortcut` reads without
+loading it.
 """
 
 from __future__ import annotations
 
-import argparse
-import functools
 import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__, _console
+from . import _console
 from .errors import ClickError
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from argparse import Namespace
+    from types import SimpleNamespace
+    from typing import NoReturn
 
-__all__ = ["ArgumentParser", "build_parser", "end_process", "main", "print_error", "public_commands",
-           "run"]
+__all__ = ["end_process", "main", "print_error", "run", "untranslated_argparse"]
 
 PROG = "click-build"
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, minus its ``import shutil`` on every add_argument()."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, width or _terminal_width())
-
-
-@functools.cache  # measured once per process
-def _terminal_width() -> int:
-    from .deb822 import whole_number  # str.isdigit() takes '²', which int() refuses
-
-    columns = whole_number(os.environ.get("COLUMNS", ""))
-    if columns is not None:
-        return columns - 2
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns - 2
-    except (OSError, ValueError):
-        return 78
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse with our one-line error format instead of usage + message."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
-                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
-        """argparse's, but an unknown option is reported by its command's parser, with a
-        guess (only the top-level parser is called this way: commands parse "known" args)."""
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            self._unrecognized(parsed, extras)
-        return parsed
-
-    def _unrecognized(self, parsed: argparse.Namespace, extras: list[str]) -> NoReturn:
-        import difflib
-
-        target: argparse.ArgumentParser = self
-        words = []  # the command (and sub-command) as typed
-        while True:
-            chosen = None
-            for action in target._actions:
-                if isinstance(action, argparse._SubParsersAction) and action.dest:
-                    word = getattr(parsed, action.dest, None)
-                    if isinstance(word, str) and word in action.choices:
-                        chosen = action.choices[word]
-                        words.append(word)
-            if not isinstance(chosen, argparse.ArgumentParser):
-                break
-            target = chosen
-        command = " ".join(words)
-        own = {s for a in self._actions for s in a.option_strings}
-        known = [s for a in target._actions for s in a.option_strings]
-        options = [a.split("=", 1)[0] for a in extras if a.startswith("-") and a != "-"]
-        notes = []
-        for name in options:
-            which = f"{name}: " if len(options) > 1 else ""
-            if target is not self and name in own:
-                notes.append(f"{which}an option of {PROG} itself goes before the command: "
-                             f"{PROG} {name} {command} ...")
-            else:
-                close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
-                if close:
-                    notes.append(f"{which}did you mean {close[0]}?")
-        target.error("; ".join([f"unrecognized arguments: {' '.join(extras)}", *notes]))
-
-    def error(self, message: str) -> NoReturn:
-        command = self.prog.removeprefix(PROG).strip()
-        if not command:
-            message = _unknown_command(self, message)
-        hint = f" (see '{self.prog} --help')"
-        where = f"{command}: " if command else ""
-        sys.stderr.write(f"{PROG}: error: {where}{message}{hint}\n")
-        raise SystemExit(2)
-
-
-def public_commands(parser: argparse.ArgumentParser) -> list[str]:
-    """The commands a user may type: the hidden ones (``_cmake``) left out."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return [name for name in action.choices if not name.startswith("_")]
-    return []
-
-
-def _unknown_command(parser: argparse.ArgumentParser, message: str) -> str:
-    """argparse's "invalid choice" line, minus the hidden commands, plus a guess."""
-    import re
-
-    m = re.match(r"argument COMMAND: invalid choice: (['\"]?)(.*?)\1 \(choose from", message)
-    if m is None:
-        return message
-    typed, commands = m.group(2), public_commands(parser)
-    import difflib
-
-    close = difflib.get_close_matches(typed, commands, n=1)
-    guess = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown command {typed!r}{guess}; the commands are: {', '.join(commands)}"
 
 
 def print_error(error: ClickError, where: str = "") -> None:
@@ -149,39 +49,6 @@ def _die_of_sigpipe() -> NoReturn:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGPIPE)
     raise SystemExit(128 + signal.SIGPIPE)  # pragma: no cover - not reached
-
-
-def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
-    """The parser; given ``argv``, only the command being run is fully registered."""
-    from .commands import register_all, register_for
-
-    parser = ArgumentParser(
-        prog=PROG,
-        description=(
-            "Build, inspect, sign and install Click packages (.click), the app "
-            "packages of Ubuntu Touch. Commands and options mirror the original "
-            "'click' tool."
-        ),
-        epilog=f"Run '{PROG} COMMAND --help' for the options of one command.",
-    )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="print nothing but errors and warnings"
-    )
-    parser.add_argument(
-        "--cmake-dir", action="store_true",
-        help="print the directory holding ClickBuildConfig.cmake and exit",
-    )
-    parser.add_argument(
-        "--templates-dir", action="store_true",
-        help="print the directory holding the app templates and exit",
-    )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    if argv is None:
-        register_all(subparsers)
-    else:
-        register_for(argv, subparsers)
-    return parser
 
 
 def _print_dir(which: str) -> int:
@@ -215,11 +82,63 @@ def _one_line(text: str) -> str:
     return text.translate({c: repr(chr(c))[1:-1] for c in controls})
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _untranslated(message: str) -> str:
+    return message
+
+
+def _untranslated_plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+def untranslated_argparse() -> None:
+    """Load argparse with its few fixed strings ("usage: ", "options") in English.
+
+    argparse passes them through gettext, which imports ``locale`` and searches the
+    locale folders for a catalogue on every call, and importing gettext at all
+    compiles its plural-forms regex: together 2.5 ms of a trivial command, for words
+    no Debian or Ubuntu package translates.  Our messages are English, so argparse's
+    stay English too.  Only this process's own entry point does this (:func:`run`):
+    importers of the library keep theirs, and a later ``import gettext`` loads the
+    real module.
+    """
+    if "argparse" not in sys.modules and "gettext" not in sys.modules:
+        stand_in = type(sys)("gettext")
+        stand_in.gettext = _untranslated  # type: ignore[attr-defined]
+        stand_in.ngettext = _untranslated_plural  # type: ignore[attr-defined]
+        sys.modules["gettext"] = stand_in  # argparse does `from gettext import ...`
+        try:
+            import argparse  # noqa: F401
+        finally:
+            del sys.modules["gettext"]
+    import argparse
+
+    argparse._ = _untranslated  # type: ignore[attr-defined]
+    argparse.ngettext = _untranslated_plural  # type: ignore[attr-defined]
+
+
+def parse(argv: Sequence[str], entry_point: bool = False) -> Namespace | SimpleNamespace:
+    """The command line as the command's function takes it.
+
+    A plain ``install`` line is read by the shortcut; every other line by
+    argparse, which the process's entry point loads untranslated.
+    """
+    if argv and argv[0] == "install":  # the one command with a shortcut
+        from .commands.shortcut import parse_plain
+
+        args = parse_plain(argv)
+        if args is not None:
+            return args
+    if entry_point:
+        untranslated_argparse()
+    from .argparsing import build_parser
+
+    return build_parser(argv).parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None, entry_point: bool = False) -> int:
     if argv is None:
         argv = sys.argv[1:]
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = parse(argv, entry_point)
     verbose = bool(getattr(args, "verbose", False))
     _console.configure(quiet=args.quiet, verbose=verbose)
     if verbose:
@@ -229,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.templates_dir:
         return _print_dir("templates")
     if not args.command:
-        parser.print_help()
+        from .argparsing import build_parser
+
+        build_parser(argv).print_help()
         return 2
     try:
         status = int(args.func(args) or 0)
@@ -269,13 +190,13 @@ def end_process(status: int) -> NoReturn:
 
 
 def run() -> NoReturn:
-    """Run the command line on ``sys.argv`` and end the process (see :func:`end_process`);
-    ``click_build.__main__.main`` calls it, after loading argparse untranslated."""
+    """Run the command line on ``sys.argv`` and end the process (see :func:`end_process`):
+    the process's entry point (``click_build.__main__.main`` calls it)."""
     for name in ("stdout", "stderr"):
         if getattr(sys, name) is None:  # started with the descriptor closed (cmd >&-)
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
     try:
-        status = main()
+        status = main(entry_point=True)
     except SystemExit as e:  # argparse's --help, --version and usage errors
         if e.code is None or isinstance(e.code, int):
             status = e.code or 0

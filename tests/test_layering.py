@@ -17,7 +17,7 @@ from conftest import ROOT
 PACKAGE = ROOT / "click_build"
 #: Integrations, the developer loop (run and device build projects through the backend)
 #: and the command line: everything else in click_build is the core.
-NOT_CORE = {"click_build.cli", "click_build.__main__", "click_build.new",
+NOT_CORE = {"click_build.cli", "click_build.argparsing", "click_build.__main__", "click_build.new",
             "click_build.template_jinja"}
 NOT_CORE_PACKAGES = ("click_build.backend", "click_build.commands", "click_build.cmake",
                      "click_build.templates", "click_build.run", "click_build.device")

@@ -543,7 +543,7 @@ def _user() -> str:
 
 def test_run_is_registered_lazily() -> None:
     """`run` and `device` load their modules only when asked for."""
-    code = ("import sys; from click_build.cli import build_parser; build_parser(['info']); "
+    code = ("import sys; from click_build.argparsing import build_parser; build_parser(['info']); "
             "print(sorted(m for m in sys.modules if m.startswith(('click_build.run', "
             "'click_build.device', 'click_build.commands.run', 'click_build.commands.device'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -58,8 +58,6 @@ def compile_noted(pattern, flags):  # note which module makes re compile a patte
     return _compile(pattern, flags)
 re._compile = compile_noted
 import runpy
-import click_build.__main__
-click_build.__main__.untranslated_argparse()  # as main() does first: gettext stays unloaded
 import click_build.cli
 click_build.cli.end_process = sys.exit  # come back here, not end the process at once
 sys.argv = ["click-build", *sys.argv[2:]]
@@ -113,6 +111,8 @@ def test_build_imports_nothing_heavy_and_starts_nothing(tmp_path: Path) -> None:
     assert "click_build.build" in modules and "click_build.review" in modules  # it ran
     assert "click_build.i18n" not in modules  # an app without po/ has nothing to translate
     assert sorted(modules & HEAVY) == []
+    assert "argparse" in modules  # argparse reads every line but a plain install's ...
+    assert not {"locale", "gettext"} & modules  # ... with its strings untranslated
     assert events == []
 
 
@@ -150,7 +150,8 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert (version / "main.qml").stat().st_uid == pwd.getpwnam("clickpkg").pw_uid  # dropped
     assert "click_build.install.installer" in modules
     assert sorted(modules & HEAVY) == []
-    assert not {"locale", "gettext"} & modules  # argparse's strings skip gettext in our own process
+    assert "argparse" not in modules  # a plain install line: commands/shortcut.py reads it
+    assert not {"locale", "gettext"} & modules
     assert "click_build.signing.verify" not in modules  # an unsigned package needs no gpg plumbing
     assert "click_build.archive" not in modules  # the writers: an install only reads (arread)
     assert events == ["os.fork"]
@@ -161,7 +162,7 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
 def test_the_entry_point_leaves_gettext_whole_for_later_importers() -> None:
     """argparse loads against a stand-in gettext; the real module is still there to
     import afterwards, and a library importer's argparse keeps translating."""
-    entry = ("import sys, click_build.__main__ as m\n"
+    entry = ("import sys, click_build.cli as m\n"
              "m.untranslated_argparse()\n"
              "assert 'gettext' not in sys.modules, 'the stand-in stayed'\n"
              "import argparse, gettext\n"

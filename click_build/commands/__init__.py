@@ -7,12 +7,12 @@ so starting a command costs argparse and that module alone.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 

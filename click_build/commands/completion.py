@@ -114,7 +114,7 @@ def _kind(parser: argparse.ArgumentParser, command: str) -> str:
 
 def script(shell: str) -> str:
     """The completion script for ``shell`` ('bash' or 'zsh')."""
-    from ..cli import build_parser, public_commands
+    from ..argparsing import build_parser, public_commands
     from ..new import list_templates
 
     parser = build_parser()

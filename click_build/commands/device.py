@@ -29,7 +29,7 @@ _SUBCOMMANDS = "install, list, launch, logs, shell, run"
 
 
 def _device_options() -> argparse.ArgumentParser:
-    from ..cli import ArgumentParser
+    from ..argparsing import ArgumentParser
 
     p = ArgumentParser(add_help=False)
     g = p.add_argument_group("which phone")

@@ -4,13 +4,13 @@ flags and output, on the bundled installer (:mod:`click_build.install`)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 
@@ -65,6 +65,8 @@ def _installer(args: argparse.Namespace, **kwargs: Any) -> Any:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from argparse import SUPPRESS
+
     p = subparsers.add_parser(
         "install", help="install a package into a Click database",
         description=(
@@ -159,8 +161,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             a.add_argument("hook", metavar="HOOK", help="the hook's name (its NAME.hook file)")
         # The options also after the action (as the original takes them); SUPPRESS keeps
         # a value given before the action from being reset to the default.
-        add_database_options(a, user_help if name == "run-user" else None, argparse.SUPPRESS)
-        _add_hook_dirs(a, argparse.SUPPRESS)
+        add_database_options(a, user_help if name == "run-user" else None, SUPPRESS)
+        _add_hook_dirs(a, SUPPRESS)
 
     p = subparsers.add_parser(
         "framework", help="list the frameworks of this system and their fields",
