@@ -7,11 +7,10 @@ both :func:`validate` and :func:`json_schema`, so the two cannot drift.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 
-from . import _console, charpattern
+from . import _console, charpattern, jsontext
 from ._record import Record
 from .deb822 import whole_number
 from .errors import ManifestError
@@ -364,11 +363,11 @@ def parse_json_object(text: str | bytes, source: str) -> dict[str, object]:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         text = text.removeprefix("\ufeff")  # a BOM some editors write
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
-                          parse_float=_finite)
+        data = jsontext.loads(text, object_pairs_hook=_no_duplicates,
+                              parse_constant=_no_constant, parse_float=_finite)
     except UnicodeDecodeError as e:
         raise ManifestError([f"is not valid UTF-8 ({e.reason})"], source) from None
-    except json.JSONDecodeError as e:
+    except jsontext.JSONError as e:
         raise ManifestError(
             [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"], source
         ) from None
@@ -481,9 +480,7 @@ class Manifest(Record):
 
 def dump_manifest(data: Mapping[str, object]) -> str:
     """The original's JSON layout: sorted keys, 4-space indent, final newline."""
-    return json.dumps(
-        data, ensure_ascii=False, sort_keys=True, indent=4, separators=(",", ": ")
-    ) + "\n"
+    return jsontext.dumps_indented(data, 4) + "\n"
 
 
 def load_manifest(path: str | os.PathLike[str], purpose: Purpose = "build") -> Manifest:
@@ -507,4 +504,6 @@ def load_manifest(path: str | os.PathLike[str], purpose: Purpose = "build") -> M
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance helper
+    import json
+
     print(json.dumps(json_schema(), indent=2, sort_keys=True))

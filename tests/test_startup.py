@@ -7,7 +7,8 @@ this project's shared 2-core machine under load, so read them as relative):
 email.message 182 ms, http.client 107, importlib.metadata 61, dataclasses 53,
 urllib.request 46, tempfile 32, pathlib 31, logging 20, hashlib 21 (its
 OpenSSL binding), inspect 19, tarfile 13 (and our own reader replaces it),
-subprocess 12, socket 10, typing 8; json, the one the path needs, 6.
+subprocess 12, socket 10, typing 8; json 6, whose C half (``_json``) the path
+uses through ``jsontext.py``.
 ``build`` imports hashlib only for trees of more than 4 MiB: OpenSSL's md5
 hashes twice as fast as the built-in one, which pays for loading it from there.
 
@@ -151,11 +152,12 @@ def test_install_imports_nothing_heavy_and_drops_privileges_by_one_fork(tmp_path
     assert "click_build.install.installer" in modules
     assert sorted(modules & HEAVY) == []
     assert "argparse" not in modules  # a plain install line: commands/shortcut.py reads it
+    assert "json" not in modules  # manifests are read and written by jsontext.py (_json)
     assert not {"locale", "gettext"} & modules
     assert "click_build.signing.verify" not in modules  # an unsigned package needs no gpg plumbing
     assert "click_build.archive" not in modules  # the writers: an install only reads (arread)
     assert events == ["os.fork"]
-    # the checks every install makes compile no regex of ours (only argparse and json do)
+    # the checks every install makes compile no regex of ours
     assert sorted(n for n in compilers if n.startswith("click_build")) == []
 
 

@@ -12,11 +12,11 @@ of a lookup does not grow with the number of installed apps.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 from collections.abc import Iterator
 
+from .. import jsontext
 from ..errors import InstallError
 from ..manifest import not_text_at
 from .fs import Dir, Tampered, read_regular, refused, sorted_names
@@ -205,7 +205,7 @@ class Database:
 
 def _manifest_from_bytes(raw: bytes, where: str, directory: str) -> dict[str, object]:
     try:
-        data = json.loads(raw)
+        data = jsontext.loads(raw)
     except (ValueError, RecursionError) as e:
         raise InstallError(f"Failed to parse manifest in {where}: {e}") from None
     if not isinstance(data, dict):
