@@ -188,6 +188,7 @@ def main() -> int:
                 if hooks and not any(Path(benchlib.HOOKS_DIR).glob("*.hook")):
                     print(f"1. {title}: skipped (no system hooks in {benchlib.HOOKS_DIR})")
                     continue
+                before = benchlib.metadata_latency(base)
                 with Runner(wrap or ()) as runner:
                     tools = install_tools(ours, pkg, base, hooks, args.runs)
                     startup = startup_tool(ours, base) if not hooks else None
@@ -196,6 +197,10 @@ def main() -> int:
                     results = benchlib.interleave(runner, tools, args.runs, title)
                 cleanup_hook_output()
                 benchlib.table(f"1. Trivial install, {title}", results, base="click install")
+                print(f"  file system: a file made and removed in {base} took "
+                      f"{before * 1e6:.0f} us before these runs, "
+                      f"{benchlib.metadata_latency(base) * 1e6:.0f} us after (median of 40; "
+                      "lower is a quieter disk, see benchlib.metadata_latency)")
                 ratio, text = benchlib.ratio_line(results["click-build install"],
                                                   results["click install"])
                 print(f"  click-build vs the original: {text}")

@@ -8,6 +8,7 @@ shared by all of them, made by the scripts' own installer.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.mark.xdist_group("system")  # bench_install's desktop hook writes into root's home
 def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
-    """README's command in its quick form: bench_build, bench_install and bench_contents,
+    """README's command in its quick form: bench_install, bench_build and bench_contents,
     then one table of targets (none judged in quick mode).  public_tmp: clickpkg, which
     the original installs as, must be able to enter the work folder."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -67,6 +68,8 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
     if os.geteuid() == 0 and shutil.which("unshare"):
         assert "installer overhead: no hooks for either tool" in out
         assert "of which interpreter start-up alone" in out
+        assert re.search(r"file system: a file made and removed in .* took \d+ us before these "
+                         r"runs, \d+ us after", out)
         assert "with system hooks for both tools" in out
     assert "with 5 apps present vs empty" in out and "list of 6 apps" in out
     # bench_contents
