@@ -9,8 +9,8 @@ built in a scratch directory of the database; the installer renames it into
 place only when the audit has finished, so a refused package leaves nothing.
 
 Nothing is kept per member: the path list (``.click/info/NAME.list``) is
-written as entries arrive, and the directories' archive mtimes wait in an
-unnamed file of the admin directory until the tree is complete.  A package of
+written as entries arrive, and the directories' archive mtimes wait in a
+nameless file of the admin directory until the tree is complete.  A package of
 a million members unpacks in the memory of one.  The admin directory is
 made first; no entry can land in it (the audit refuses a top-level
 ``.click``).
@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from ..package import ClickPackage, DataEntry
+from ..pkgfile import anonymous_file
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -37,7 +38,6 @@ _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXE
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_OPEN_DIRS = 128
 _BUFFER = 1 << 16
-_DIR_MTIMES = "dir-mtimes.tmp"  # unlinked as soon as it is open
 
 
 class Unpacker:
@@ -59,9 +59,10 @@ class Unpacker:
             finally:
                 os.close(info)
             # Directory mtimes are set once every entry is in (an entry added later
-            # changes its folder's mtime); until then they wait on disk, a line each.
-            self._dir_mtimes = self._stream(_DIR_MTIMES, admin)
-            os.unlink(_DIR_MTIMES, dir_fd=admin)
+            # changes its folder's mtime); until then they wait on disk, a line each,
+            # in a nameless file (no name to make and remove on every install).
+            self._dir_mtimes = anonymous_file(admin)
+            self._streams.append(self._dir_mtimes)
         except BaseException:
             self.close()
             raise
