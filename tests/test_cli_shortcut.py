@@ -152,9 +152,12 @@ def test_install_by_the_shortcut_and_by_argparse(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == ("False" if root.name == "plain" else "True")
         assert (root / "com.example.app" / "current").is_symlink()
+    errors = []
     for options in (["--allow-unauthenticated"], ["--allow-unauth"]):
         refused = install(*options, "--user=no such user", f"--root={tmp_path / 'plain'}",
                           str(package))
         assert refused.returncode == 1
         assert refused.stderr.startswith("click-build: error: "), refused.stderr
         assert "no such user" in refused.stderr
+        errors.append(refused.stderr)
+    assert errors[0] == errors[1]  # the same line, whichever way the line was read
