@@ -71,39 +71,37 @@ def loads(text: str | bytes, *,
     """``json.loads(text, ...)``, but bad syntax raises :class:`JSONError`.  Bytes in
     UTF-8 without a byte-order mark (what ``json`` takes for UTF-8) are read here;
     other bytes, whose encoding ``json`` guesses, by ``json``."""
+    hooks: dict[str, Any] = {"object_pairs_hook": object_pairs_hook,
+                             "parse_float": parse_float, "parse_constant": parse_constant}
     try:
         if isinstance(text, bytes):
-            if len(text) >= 2 and text[0] and text[1] \
-                    and not text.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-                text = text.decode("utf-8", "surrogatepass")
-            else:
-                return _json_loads(text, object_pairs_hook, parse_float, parse_constant)
+            if not (len(text) >= 2 and text[0] and text[1]) \
+                    or text.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+                return _json_loads(text, hooks)
+            text = text.decode("utf-8", "surrogatepass")
         if _make_scanner is None:  # pragma: no cover
-            return _json_loads(text, object_pairs_hook, parse_float, parse_constant)
-        scan = _make_scanner(_Context(object_pairs_hook, parse_float, parse_constant))
+            return _json_loads(text, hooks)
         try:
-            return _scan(text, scan)
+            return _scan(text, _make_scanner(_Context(**hooks)))
         except SystemError:
             # Before Python 3.12 the scanner raises a syntax error as json.decoder's
             # exception class, which it finds only if json is loaded: without it, it
             # fails this way.  json then reads the text again and raises it properly.
-            return _json_loads(text, object_pairs_hook, parse_float, parse_constant)
+            return _json_loads(text, hooks)
     except JSONError:
         raise
     except ValueError as e:
-        import json  # the C scanner raised json's own error: json is loaded already
+        import json  # an error path: loading json here costs a good document nothing
 
         if isinstance(e, json.JSONDecodeError):
             raise JSONError(e.msg, e.doc, e.pos) from None
         raise
 
 
-def _json_loads(text: str | bytes, *hooks: Any) -> Any:
+def _json_loads(text: str | bytes, hooks: dict[str, Any]) -> Any:
     import json
 
-    object_pairs_hook, parse_float, parse_constant = hooks
-    return json.loads(text, object_pairs_hook=object_pairs_hook, parse_float=parse_float,
-                      parse_constant=parse_constant)
+    return json.loads(text, **hooks)
 
 
 def _scan(text: str, scan: Any) -> Any:
@@ -158,27 +156,23 @@ def _write(value: object, out: list[str], step: str, newline: str) -> None:
         out.append(int.__repr__(value))
     elif isinstance(value, float) and value - value == 0:  # finite: not NaN or infinity
         out.append(float.__repr__(value))
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        if not all(isinstance(key, str) for key in value):
-            raise _NotPlain
-        inner = newline + step
-        out.append("{")
-        for i, key in enumerate(sorted(value)):
-            out.append(("," if i else "") + inner + _quote(key) + ": ")
-            _write(value[key], out, step, inner)
-        out.append(newline + "}")
-    elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
+    elif isinstance(value, (dict, list, tuple)):
+        if isinstance(value, dict):
+            if not all(isinstance(key, str) for key in value):
+                raise _NotPlain
+            brackets = "{}"
+            items = [(_quote(key) + ": ", value[key]) for key in sorted(value)]
+        else:
+            brackets = "[]"
+            items = [("", item) for item in value]
+        if not items:
+            out.append(brackets)
             return
         inner = newline + step
-        out.append("[")
-        for i, item in enumerate(value):
-            out.append(("," if i else "") + inner)
+        out.append(brackets[0])
+        for i, (key, item) in enumerate(items):
+            out.append(("," if i else "") + inner + key)
             _write(item, out, step, inner)
-        out.append(newline + "]")
+        out.append(newline + brackets[1])
     else:
         raise _NotPlain
