@@ -132,7 +132,16 @@ def parse(argv: Sequence[str], entry_point: bool = False) -> Namespace | SimpleN
         untranslated_argparse()
     from .argparsing import build_parser
 
-    return build_parser(argv).parse_args(argv)
+    parser = build_parser(argv)
+    parsed = parser.parse_args(argv)
+    if not parsed.command:  # nothing to run (``click-build -q``): the help, and status 2
+
+        def print_help(_args: object) -> int:
+            parser.print_help()
+            return 2
+
+        parsed.func = print_help
+    return parsed
 
 
 def main(argv: Sequence[str] | None = None, entry_point: bool = False) -> int:
@@ -147,11 +156,6 @@ def main(argv: Sequence[str] | None = None, entry_point: bool = False) -> int:
         return _print_dir("cmake")
     if args.templates_dir:
         return _print_dir("templates")
-    if not args.command:
-        from .argparsing import build_parser
-
-        build_parser(argv).print_help()
-        return 2
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # here, so a reader that went away is seen now, not at exit
