@@ -360,10 +360,10 @@ def load_now() -> str:
 def metadata_latency(folder: Path, count: int = 40) -> float:
     """Median seconds to create an empty file in ``folder`` and remove it again.
 
-    An install is mostly the making of folders, files and links.  On a virtual
-    machine this figure can rise tenfold for minutes after heavy disk work (here
-    from about 50 to 500 microseconds), which slows every install, and click-build's
-    short one the most in proportion, so the scripts print it beside the ratios.
+    An install is mostly the making of folders, files and links.  On this
+    project's virtual machine the figure was tens of microseconds on a quiet disk
+    and ten times that or more after long heavy disk work, so bench_install.py
+    prints it beside its ratios: read them knowing how busy the disk was.
     """
     times = []
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)

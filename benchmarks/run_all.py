@@ -11,13 +11,10 @@ each script works in DIR/NAME and keeps its trees, venv and packages.
 Between scripts it lets the machine settle (writes flushed, the load average
 down): measured straight after the tree builds, click-build's trivial install
 took 85 ms against 38 ms on a quiet machine a few minutes later, the original's
-310 ms against 173 ms, so even the ratio moved (0.27x against 0.22x).  The
-install benchmark runs first, on the machine as it was when the run started:
-on a virtual machine the disk's latency for making a file can stay ten times
-higher for many minutes after heavy disk work such as the build benchmark's
-140 MB trees, long after the load average has fallen, and an install is mostly
-the making of folders, files and links (bench_install.py prints that latency
-beside its ratios).
+310 ms against 173 ms, so even the ratio moved (0.27x against 0.22x).  So the
+install benchmark, whose tools mostly make folders, files and links, runs first,
+on the machine as the run found it, before the build benchmark writes its trees
+(bench_install.py prints how long making a file takes beside its ratios).
 """
 
 from __future__ import annotations
