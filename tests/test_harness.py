@@ -1,0 +1,40 @@
+"""The suite's own machinery: limits scaled for a busy machine, waiting for facts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import deadlines
+import pytest
+from conftest import ROOT
+from deadlines import seconds, wait_for
+
+
+def test_limits_scale_with_the_slowdown() -> None:
+    assert deadlines.SLOWDOWN >= 1
+    assert seconds(30) == 30 * deadlines.SLOWDOWN
+
+
+@pytest.mark.parametrize("raw", ["fast", "0.5", "0", "-3", "nan", "1e9"])
+def test_a_slowdown_that_is_not_a_factor_is_refused(raw: str) -> None:
+    probe = subprocess.run([sys.executable, "-c", "import deadlines"], capture_output=True,
+                           text=True, env={**os.environ, deadlines.VARIABLE: raw,
+                                           "PYTHONPATH": str(ROOT / "tests")})
+    assert probe.returncode != 0
+    assert f"CLICK_BUILD_TEST_SLOWDOWN={raw!r}: give how many times slower" in probe.stderr
+
+
+def test_wait_for_returns_the_fact_once_it_holds() -> None:
+    start = time.monotonic()
+    assert wait_for(lambda: time.monotonic() - start > 0.05 and "held", "a moment") == "held"
+
+
+def test_wait_for_says_what_never_came(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deadlines, "SLOWDOWN", 1.0)
+    start = time.monotonic()
+    with pytest.raises(AssertionError, match=r"waited 0 s for the moon to turn blue"):
+        wait_for(lambda: False, "the moon to turn blue", within=0.2)
+    assert time.monotonic() - start >= 0.2
