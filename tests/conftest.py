@@ -156,21 +156,6 @@ def assert_clean_error(result: subprocess.CompletedProcess[str], *fragments: str
         assert fragment in result.stderr, (fragment, result.stderr)
 
 
-def read_to_end(fd: int) -> bytes:
-    """Everything left to read on a pseudo-terminal's master side (EOF or EIO: the
-    other side closed)."""
-    out = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    return out
-
-
 def need(tool: str) -> str:
     """Path of an external tool; the suite requires it (scripts/setup installs it)."""
     path = shutil.which(tool)

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from deadlines import seconds
+
 from click_build.build import build_click, stage_tree
 from click_build.manifest import Manifest
 
@@ -154,7 +156,8 @@ def check_invariants(root: Path) -> list[str]:
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None, user: str | None = None,
-        cwd: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        cwd: str | None = None, within: float = 120) -> subprocess.CompletedProcess[str]:
+    """``cmd``, as ``user`` if given; it fails when it takes more than ``seconds(within)``."""
     full = dict(os.environ)
     full.update(env or {})
     if user is not None:
@@ -165,7 +168,22 @@ def run(cmd: list[str], env: dict[str, str] | None = None, user: str | None = No
                "--reset-env", "--", "/usr/bin/env",
                *[f"{k}={v}" for k, v in (env or {}).items()], *cmd]
     return subprocess.run(cmd, env=full, capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+                          timeout=seconds(within))
+
+
+def flocks(pid: int) -> set[tuple[str, int]]:
+    """The flock(2) locks process ``pid`` "holds" or "waits" for, with their files' inode
+    numbers (from /proc/locks): what a test waits for to know a writer is at the lock."""
+    found = set()
+    with open("/proc/locks") as table:
+        for line in table:  # "1: FLOCK  ADVISORY  WRITE 42 fe:00:1234 0 EOF", "1: -> FLOCK ..."
+            fields = line.split()
+            state = "waits" if fields[1] == "->" else "holds"
+            if state == "waits":
+                del fields[1]
+            if fields[1] == "FLOCK" and fields[4] == str(pid):
+                found.add((state, int(fields[5].rsplit(":", 1)[1])))
+    return found
 
 
 def portable_cli() -> Iterator[Path]:

@@ -10,16 +10,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, assert_clean_error, need, read_to_end
+from conftest import CLICK_BUILD, assert_clean_error, need
+from deadlines import seconds, wait_for
 from install_support import (
     Env,
     check_invariants,
     current_user,
+    flocks,
     make_click,
     make_env,
     portable_cli,
     run,
 )
+from terminal import Terminal
 
 pytestmark = pytest.mark.oracle
 
@@ -366,8 +369,6 @@ def test_list_reads_each_registration_folder_once(tmp_path: Path) -> None:
 def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     """The unpacking shows "[i/N] unpacking NAME" on a terminal (N: the package's files,
     counted only then); through a pipe it prints no progress at all."""
-    import pty
-
     env = make_env(tmp_path / "env")
     files = {f"f{i}.txt": "x\n" for i in range(3)}
     package = make_click(tmp_path / "pkgs", "com.example.shown", files=files)
@@ -378,12 +379,9 @@ def test_install_shows_progress_on_a_terminal_only(tmp_path: Path) -> None:
     assert "unpacking" not in piped.stdout + piped.stderr
     shutil.rmtree(env.root)
     env = make_env(tmp_path / "env")
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - child
-        os.execve(args[0], args, {**os.environ, **env.vars()})
-    shown = read_to_end(fd)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, shown
+    with Terminal(args, env={**os.environ, **env.vars()}) as terminal:
+        shown = terminal.read_to_end()
+        assert terminal.wait() == 0, shown
     assert b"[4/4] unpacking com.example.shown" in shown  # 3 files and app.desktop
 
 
@@ -391,7 +389,6 @@ def test_writers_wait_for_the_lock_and_readers_never_do(cli, env: Env, tmp_path:
     """docs/install.md: writers take ROOT/.click/lock, so installs run one after the
     other; list and pkgdir never wait."""
     import fcntl
-    import time
 
     root = tmp_path / "db"
     base = [f"--root={root}"]
@@ -400,23 +397,24 @@ def test_writers_wait_for_the_lock_and_readers_never_do(cli, env: Env, tmp_path:
     upgrade = make_click(tmp_path, version="2.0")
     full = {**os.environ, **env.vars()}
     fd = os.open(root / ".click" / "lock", os.O_RDWR)
-    writer = None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # another writer is at work
-        for reader in (["list", *base, "--all"], ["pkgdir", *base, "com.example.app"],
-                       ["info", *base, "com.example.app"]):
-            done = subprocess.run([*CLICK_BUILD, *reader], env=full, capture_output=True,
-                                  text=True, timeout=60)
-            assert done.returncode == 0, (reader, done.stderr)
-        writer = subprocess.Popen([*CLICK_BUILD, "install", *base, "--allow-unauthenticated",
-                                   "--all-users", str(upgrade)], env=full,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
-        assert writer.poll() is None  # waits for the lock
-        assert os.readlink(root / "com.example.app" / "current") == "1.0"
-    finally:
-        os.close(fd)  # releases the lock
-    _, err = writer.communicate(timeout=60)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another writer is at work
+    with subprocess.Popen([*CLICK_BUILD, "install", *base, "--allow-unauthenticated",
+                           "--all-users", str(upgrade)], env=full,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as writer:
+        try:
+            for reader in (["list", *base, "--all"], ["pkgdir", *base, "com.example.app"],
+                           ["info", *base, "com.example.app"]):
+                done = subprocess.run([*CLICK_BUILD, *reader], env=full, capture_output=True,
+                                      text=True, timeout=seconds(60))
+                assert done.returncode == 0, (reader, done.stderr)
+            lock = ("waits", os.fstat(fd).st_ino)
+            wait_for(lambda: lock in flocks(writer.pid) or writer.poll() is not None,
+                     "the writer to wait for the lock")
+            assert writer.poll() is None  # waits for the lock
+            assert os.readlink(root / "com.example.app" / "current") == "1.0"
+        finally:
+            os.close(fd)  # releases the lock
+        _, err = writer.communicate(timeout=seconds(60))
     assert writer.returncode == 0, err
     assert os.readlink(root / "com.example.app" / "current") == "2.0"
 
@@ -429,5 +427,5 @@ def test_info_of_a_path_with_a_fifo_for_its_manifest_does_not_hang(cli, tmp_path
     (tree / "app.desktop").write_text("x")
     os.mkfifo(tree / ".click" / "info" / "com.example.app.manifest")
     result = subprocess.run([*CLICK_BUILD, "info", str(tree / "app.desktop")],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=seconds(60))
     assert_clean_error(result, "com.example.app.manifest: not a regular file")

@@ -8,14 +8,15 @@ import bz2
 import lzma
 import os
 import pwd
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from crafting import MANIFEST, Crafted, Member, tar_bytes
-from install_support import check_invariants, make_env
+from deadlines import seconds, wait_for
+from install_support import check_invariants, flocks, make_env
 
 #: ``python -m click_build``, in an interpreter whose library nobody but root can read:
 #: once the process is no longer root, every import of a module not yet loaded fails.
@@ -62,7 +63,7 @@ def test_root_installs_as_clickpkg_what_every_compression_needs_loaded(
     result = subprocess.run(
         [sys.executable, "-c", UNREADABLE_LIBRARY, "install", f"--root={root}",
          "--allow-unauthenticated", str(pkg)],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **env.vars()})
+        capture_output=True, text=True, timeout=seconds(120), env={**os.environ, **env.vars()})
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     version = root / "com.example.crafted" / "1.0"
@@ -129,7 +130,7 @@ def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
     result = subprocess.run(
         [sys.executable, "-c", MISBEHAVING_CHILD, how, "install", f"--root={root}",
          "--allow-unauthenticated", str(pkg)],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **env.vars()})
+        capture_output=True, text=True, timeout=seconds(120), env={**os.environ, **env.vars()})
     assert "children left: 0" in result.stdout
     assert "Traceback" not in result.stderr
     installed = root / "com.example.crafted" / "current"
@@ -197,27 +198,30 @@ def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
     gate = public_tmp / "open"  # where clickpkg can look for it
     root = tmp_path / "root"
     args = [f"--root={root}", "--allow-unauthenticated"]
-    killed = subprocess.Popen([sys.executable, "-c", HELD_CHILD, str(gate), "install", *args,
-                               str(first)], env=env, stderr=subprocess.DEVNULL)
-    for _ in range(1000):
-        children = _children(killed.pid)
-        if children:
-            break
-        time.sleep(0.01)
-    (orphan,) = children
-    killed.kill()
-    killed.wait()
-    assert _running(orphan)  # not killed with its parent: it holds the lock now
-    nxt = subprocess.Popen([sys.executable, "-m", "click_build", "install", *args, str(second)],
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)
-        assert nxt.poll() is None  # waits for the lock, which the orphan still holds
-        gate.touch()
-        _out, err = nxt.communicate(timeout=60)
+        with subprocess.Popen([sys.executable, "-c", HELD_CHILD, str(gate), "install", *args,
+                               str(first)], env=env, stderr=subprocess.DEVNULL) as killed:
+            try:
+                (orphan,) = wait_for(lambda: _children(killed.pid), "the unpacking child")
+                # it locks the scratch folder it unpacks into, then waits at the gate
+                wait_for(lambda: any(state == "holds" for state, _ in flocks(orphan)),
+                         "the unpacking child to lock its scratch folder")
+            finally:
+                killed.kill()
+        assert _running(orphan)  # not killed with its parent: it holds the lock now
+        with subprocess.Popen([sys.executable, "-m", "click_build", "install", *args,
+                               str(second)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as nxt:
+            try:
+                wait_for(lambda: any(state == "waits" for state, _ in flocks(nxt.pid))
+                         or nxt.poll() is not None, "the next writer to wait for the orphan")
+                assert nxt.poll() is None  # waits for the lock, which the orphan still holds
+                gate.touch()
+                _out, err = nxt.communicate(timeout=seconds(60))
+            finally:
+                nxt.kill()
     finally:
-        gate.touch()
-        nxt.kill()
+        gate.touch()  # the orphan goes on (and ends) whatever happened
     assert nxt.returncode == 0, err
     assert not _running(orphan)  # it ended before the next writer went on
     assert "Traceback" not in err
@@ -240,22 +244,23 @@ def test_a_held_scratch_folder_is_waited_for_out_loud(tmp_path: Path) -> None:
     held = root / ".click" / "tmp" / "held"
     held.mkdir()
     fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        nxt = subprocess.Popen([sys.executable, "-m", "click_build", "install", *args, str(pkg)],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-        assert nxt.stderr is not None
-        import select
-
-        ready, _, _ = select.select([nxt.stderr], [], [], 30)
-        line = nxt.stderr.readline() if ready else "(nothing said in 30 s)"
-        assert line.startswith("click-build: warning: waiting for the process that holds "), line
-        assert str(held) in line
-        time.sleep(0.5)
-        assert nxt.poll() is None
-    finally:
-        os.close(fd)  # releases the flock (and lets a silent writer finish)
-    _out, err = nxt.communicate(timeout=60)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    with subprocess.Popen([sys.executable, "-m", "click_build", "install", *args, str(pkg)],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as nxt:
+        try:
+            assert nxt.stderr is not None
+            ready, _, _ = select.select([nxt.stderr], [], [], seconds(30))
+            line = nxt.stderr.readline() if ready else "(nothing said)"
+            assert line.startswith("click-build: warning: waiting for the process that "
+                                   "holds "), line
+            assert str(held) in line
+            waits = ("waits", os.fstat(fd).st_ino)
+            wait_for(lambda: waits in flocks(nxt.pid) or nxt.poll() is not None,
+                     f"the writer to wait for {held}")
+            assert nxt.poll() is None
+        finally:
+            os.close(fd)  # releases the flock (and lets a silent writer finish)
+        _out, err = nxt.communicate(timeout=seconds(60))
     assert nxt.returncode == 0, err
     assert not held.exists()

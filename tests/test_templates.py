@@ -5,14 +5,14 @@ desktop-file-validate, gettext, qmltestrunner with Lomiri Components, node)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, read_to_end, run
+from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
+from terminal import Terminal
 
 from click_build import __version__
 from click_build.new import answer_problems, list_templates
@@ -411,25 +411,12 @@ def test_questions_need_a_terminal(tmp_path: Path) -> None:
 def answer_on_terminal(args: list[str], answers: list[str]) -> int:
     """Run ``click-build ARGS`` on a pseudo-terminal, typing one answer per prompt;
     its exit status."""
-    import pty
-
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - child
-        os.execv(sys.executable, [*CLICK_BUILD, *args])
-    output = b""
-    try:
+    with Terminal([*CLICK_BUILD, *args]) as terminal:
         for answer in answers:
-            while not output.rstrip().endswith((b":", b")")):
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                output += chunk
-            os.write(fd, answer.encode() + b"\r")
-            output = b""
-        read_to_end(fd)
-    finally:
-        _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+            terminal.read_until(lambda shown: shown.rstrip().endswith((b":", b")")))
+            terminal.type(answer.encode() + b"\r")
+        terminal.read_to_end()
+        return terminal.wait()
 
 
 def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:

@@ -10,14 +10,13 @@ by a shell, or turned into a path outside the output folder.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, ROOT, assert_clean_error, read_to_end, run
+from conftest import CLICK_BUILD, ROOT, assert_clean_error, run
+from terminal import Terminal
 from test_templates import KINDS, answer_on_terminal, new, project_of, source_manifest
 
 #: Template syntax, template injection that would reach Python, shell syntax.
@@ -162,22 +161,13 @@ def test_typed_answers_are_data(tmp_path: Path) -> None:
 
 def test_end_of_input_at_a_question_is_one_line(tmp_path: Path) -> None:
     """Ctrl-D at a prompt ended in an EOFError traceback."""
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - child
-        os.execv(sys.executable, [*CLICK_BUILD, "new", "qml", "-o", str(tmp_path / "out")])
-    output = b""
-    try:
-        while not output.rstrip().endswith(b":"):
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            output += chunk
-        os.write(fd, b"\x04")  # the terminal's end of input (Ctrl-D)
-        output = read_to_end(fd)
-    finally:
-        _, status = os.waitpid(pid, 0)
+    with Terminal([*CLICK_BUILD, "new", "qml", "-o", str(tmp_path / "out")]) as terminal:
+        terminal.read_until(lambda shown: shown.rstrip().endswith(b":"))
+        terminal.type(b"\x04")  # the terminal's end of input (Ctrl-D)
+        output = terminal.read_to_end()
+        status = terminal.wait()
     text = output.decode("utf-8", "replace")
-    assert os.waitstatus_to_exitcode(status) == 1, text
+    assert status == 1, text
     assert "Traceback" not in text and "EOFError" not in text, text
     assert "click-build: error: the input ended before every question was answered" in text
     assert not (tmp_path / "out").exists()
