@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need
+from conftest import ROOT
 from doc_pages import Block, MarkerError, Session, page_blocks, pages, template_kind
 from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
+from xdisplay import private_display
 
 PAGES = pages()
 #: Outcomes beyond "exit 0": per page, a command of one of its blocks and what that
@@ -62,19 +63,8 @@ PIP_CACHE = os.path.expanduser("~/.cache/pip")  # the real one: no need to downl
 @pytest.fixture
 def display() -> Iterator[str]:
     """A private X display (Xvfb) for the blocks that open windows."""
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen([need("Xvfb"), "-displayfd", str(write_end), "-nolisten", "tcp",
-                               "-screen", "0", "1024x768x24"], pass_fds=(write_end,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    with os.fdopen(read_end) as numbers:
-        number = numbers.readline().strip()
-    try:
-        assert number, "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with private_display() as number:
+        yield number
 
 
 def test_every_page_is_collected() -> None:

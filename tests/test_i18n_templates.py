@@ -16,6 +16,7 @@ from conftest import CLICK_BUILD, ROOT, need, run
 from test_i18n import catalog, entries, header, translate, unpacked
 from test_templates import new, project_of
 from user_env import UserEnv, shell_blocks, user_env  # noqa: F401  (the fixture)
+from xdisplay import showing, window_tree
 
 TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
 NAME = "tea-timer.jane"
@@ -28,20 +29,6 @@ GREETINGS = {
     "python": {"Hello from Python {version}!": "Hallo aus Python {version}!"},
     "cpp": {"Hello from C++!": "Hallo aus C++!"},
 }
-#: Starts the app given as arguments, waits (up to 30 s) for a window titled $EXPECT,
-#: prints the window tree and stops the app: run inside xvfb-run.
-WATCH = """\
-"$@" >app.log 2>&1 &
-app=$!
-i=0
-while [ $i -lt 120 ] && ! xwininfo -root -tree | grep -qF "\\"$EXPECT\\""; do
-    sleep 0.25; i=$((i + 1))
-done
-xwininfo -root -tree
-kill $app
-"""
-
-
 def scaffold(kind: str, tmp_path: Path) -> Path:
     """A new project of ``kind``, whose shipped po/*.pot `click-build i18n` reproduces."""
     new(tmp_path / "src", kind, {"title": "Tea Timer", "namespace": "jane"})
@@ -70,12 +57,11 @@ def check_package(tree: Path) -> None:
 
 def windows(command: list[str], cwd: Path, env: dict[str, str], expect: str,
             tmp_path: Path) -> str:
-    """The X window tree (xwininfo) once ``command`` shows a window titled ``expect``
-    (or after 30 s), on a private Xvfb; the app's output goes to ``cwd/app.log``."""
-    (tmp_path / "watch.sh").write_text(WATCH)
-    env = {**env, "EXPECT": expect, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb"}
-    return run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24", "sh",
-                str(tmp_path / "watch.sh"), *command], cwd=cwd, env=env, check=False).stdout
+    """The X window tree (xwininfo) once ``command``, run from ``cwd`` on a private Xvfb,
+    shows a window titled ``expect``; the app's output goes to ``tmp_path/app.log``."""
+    env = {**env, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb"}
+    with showing(command, expect, env, tmp_path / "app.log", cwd=cwd) as (_app, display):
+        return window_tree(display)
 
 
 def window_titles(command: list[str], app_dir: Path, expect: str, language: str,
@@ -88,7 +74,7 @@ def window_titles(command: list[str], app_dir: Path, expect: str, language: str,
         "PATH": f"{app_dir}:{os.environ['PATH']}",
     }
     shown = windows(command, app_dir, env, expect, tmp_path)
-    log = (app_dir / "app.log").read_text(errors="replace")
+    log = (tmp_path / "app.log").read_text(errors="replace")
     assert "qml/Main.qml:" not in log, log  # the app's QML loaded without errors
     return shown
 
