@@ -19,12 +19,12 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import assert_clean_error
+from deadlines import wait_for
 from install_support import Env, make_click, portable_cli, run
 
 MODES = ["root", "user"]
@@ -117,23 +117,22 @@ class World:
 
     # -- running -----------------------------------------------------------------------
 
-    def run(self, *args: object, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: object,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         full = dict(self.env.vars(), **(env or {}))
         if self.switch:
-            return run([*self.cli, *map(str, args)], env=full, user=self.user,
-                       timeout=timeout)
-        return run([*self.cli, *map(str, args)], env=full, timeout=timeout)
+            return run([*self.cli, *map(str, args)], env=full, user=self.user)
+        return run([*self.cli, *map(str, args)], env=full)
 
-    def python(self, code: str, *args: str, env: dict[str, str] | None = None,
-               timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def python(self, code: str, *args: str,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """``python -c CODE ARGS`` with click-build importable, as the world's user."""
         full = dict(self.env.vars(), **(env or {}))
         if self.switch:
             full["PYTHONPATH"] = str(Path(self.cli[0]).parent / "lib")
             return run(["/usr/bin/python3", "-P", "-c", code, *args], env=full,
-                       user=self.user, timeout=timeout)
-        return run([sys.executable, "-c", code, *args], env=full, timeout=timeout)
+                       user=self.user)
+        return run([sys.executable, "-c", code, *args], env=full)
 
     def db(self, command: str, *args: object) -> subprocess.CompletedProcess[str]:
         """A database command on this world's root."""
@@ -176,19 +175,22 @@ class World:
 
 def _add_user(name: str) -> None:
     errors = []
-    for attempt in range(20):  # another checkout's useradd may hold the passwd lock
+
+    def made() -> bool:  # another checkout's useradd may hold the passwd lock: try again
         result = subprocess.run(["useradd", "--create-home", "--home-dir", f"/home/{name}",
                                  "--shell", "/bin/sh", "--user-group", name],
                                 capture_output=True, text=True)
         errors.append(result.stderr.strip())
         try:
-            made = pwd.getpwnam(name).pw_dir == f"/home/{name}"
+            ok = pwd.getpwnam(name).pw_dir == f"/home/{name}"
         except KeyError:
-            made = False
-        if made and os.path.isdir(f"/home/{name}"):  # an earlier attempt may have made it
-            return
-        time.sleep(0.5 + attempt * 0.1)
-    raise AssertionError(f"useradd {name} failed: {errors}")
+            ok = False
+        return ok and os.path.isdir(f"/home/{name}")  # an earlier attempt may have made it
+
+    try:
+        wait_for(made, f"useradd {name}", within=30)
+    except AssertionError as e:
+        raise AssertionError(f"{e}: {errors}") from None
 
 
 @pytest.fixture(scope="session")

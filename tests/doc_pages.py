@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import ROOT
+from deadlines import seconds
 
 FENCE = re.compile(
     r"(?P<marker>^<!--\s*doc-test:\s*(?P<spec>.*?)\s*-->\n(?:[ \t]*\n)*)?"
@@ -38,7 +39,7 @@ MARKER = re.compile(r"^<!--\s*doc-test:", re.MULTILINE)
 SKIP = re.compile(r"skip \((?P<reason>[^)]+)\)")
 STOP = re.compile(r"stop after (?P<seconds>\d+) s \((?P<reason>[^)]+)\)")
 #: Longest a block may run (a C++ build, an isolated build installing its requirements).
-BLOCK_TIMEOUT = int(os.environ.get("DOC_TEST_BLOCK_TIMEOUT", "900"))
+BLOCK_TIMEOUT = seconds(180)
 
 
 #: A shown output line that says the command fails: click-build's error line, or a
@@ -190,28 +191,29 @@ class Session:
         script = (f"trap 'pwd > {state}/cwd; export -p > {state}/env' EXIT\n"
                   f'cd "$(cat {state}/cwd)"\n. {state}/env\n{block.text}')
         timeout = block.stop_after or BLOCK_TIMEOUT
-        proc = subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", script],
-                                cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, text=True,
-                                stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                                start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            stopped = False
-        except subprocess.TimeoutExpired:
-            stopped = True
-            stop_group(proc.pid, signal.SIGTERM)
+        with subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", script],
+                              cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, text=True,
+                              stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                              start_new_session=True) as proc:
             try:
-                out, err = proc.communicate(timeout=10)
+                out, err = proc.communicate(timeout=timeout)
+                stopped = False
             except subprocess.TimeoutExpired:
-                stop_group(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
+                stopped = True
+                stop_group(proc.pid, signal.SIGTERM)
+                try:
+                    out, err = proc.communicate(timeout=seconds(10))
+                except subprocess.TimeoutExpired:
+                    stop_group(proc.pid, signal.SIGKILL)
+                    out, err = proc.communicate()
+            finally:
+                stop_group(proc.pid, signal.SIGKILL)  # whatever the block left in the background
         err = err or ""
-        stop_group(proc.pid, signal.SIGKILL)  # whatever the block left in the background
         code = proc.returncode
         if stopped:
             code = 0 if block.stop_after else 124
-            err += f"\n[doc-test: stopped after {timeout} s]"
+            err += f"\n[doc-test: stopped after {timeout:g} s]"
         return subprocess.CompletedProcess(proc.args, code, out, err)
 
 

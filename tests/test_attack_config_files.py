@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from deadlines import seconds
 from install_support import make_click
 
 PLANTS = {"fifo": os.mkfifo, "zero": lambda path: os.symlink("/dev/zero", path)}
@@ -20,7 +21,7 @@ PLANTS = {"fifo": os.mkfifo, "zero": lambda path: os.symlink("/dev/zero", path)}
 def _cli(*args: str, env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **env_extra}
     return subprocess.run([sys.executable, "-m", "click_build", *args], env=env,
-                          capture_output=True, text=True, timeout=30)
+                          capture_output=True, text=True, timeout=seconds(30))
 
 
 def _assert_one_error(result: subprocess.CompletedProcess[str], fragment: str) -> None:

@@ -13,6 +13,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from conftest import ROOT
+from deadlines import seconds
 
 from click_build.backend.schema import (
     DOCS_BEGIN,
@@ -74,7 +75,7 @@ def _validate_pyproject(*files: Path) -> subprocess.CompletedProcess[str]:
     """The real validate-pyproject of this environment, where click-build's
     ``validate_pyproject.tool_schema`` entry point is installed."""
     return subprocess.run([sys.executable, "-m", "validate_pyproject", *map(str, files)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=seconds(120))
 
 
 def test_validate_pyproject_accepts_examples_and_unrelated_projects(tmp_path: Path) -> None:

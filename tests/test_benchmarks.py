@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, ZLIB_NG_EXPECTED
+from deadlines import seconds
 
 BENCH = ROOT / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -49,7 +50,7 @@ def test_run_all_quick(installed: Path, public_tmp: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
         [sys.executable, str(BENCH / "run_all.py"), "--quick", "--click-build", str(installed),
-         "--keep", str(public_tmp)], capture_output=True, text=True, env=env, timeout=600)
+         "--keep", str(public_tmp)], capture_output=True, text=True, env=env, timeout=seconds(600))
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
     assert out.count("How the comparison is made fair") == 3
@@ -82,21 +83,21 @@ def test_bench_build_levels(installed: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(BENCH / "bench_build.py"), "--quick", "--no-original",
          "--click-build", str(installed), "--keep", str(tmp_path), "--levels", "1"],
-        capture_output=True, text=True, timeout=300)
+        capture_output=True, text=True, timeout=seconds(300))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "click-build build -z 1: time" in proc.stdout
 
 
 def test_bench_review(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(BENCH / "bench_review.py"), "--quick",
-                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=300)
+                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=seconds(300))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "review / read" in proc.stdout
 
 
 def test_profile_build(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(BENCH / "profile_build.py"), "--tree", "quick",
-                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=300)
+                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=seconds(300))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "workers' deflate" in proc.stdout and "store probe" in proc.stdout
     assert "deflated by zlib" in proc.stdout  # zlib-ng or Python's zlib, with its version

@@ -20,6 +20,7 @@ from backend_helpers import (
 )
 from cmake_support import cache, cmake, cmake_env, doc_console, doc_sh, elf_machine, flat
 from conftest import need, run
+from deadlines import seconds
 
 import click_build
 
@@ -107,7 +108,7 @@ def test_the_packaged_app_runs_and_is_translated(
     env.pop("APP_DIR", None)
     result = subprocess.run(
         [str(tmp_path / "lib" / hello.triplet / "bin" / "hello-cpp"), "--self-test"],
-        capture_output=True, text=True, env=env, timeout=60)
+        capture_output=True, text=True, env=env, timeout=seconds(60))
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected
 

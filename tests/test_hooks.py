@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from attack_support import real_user  # noqa: F401  (a fixture)
 from conftest import CLICK_BUILD, assert_clean_error, need
+from deadlines import seconds
 from install_support import Env, current_user, make_click, make_env, run
 
 from click_build.install.hooks import pattern_format, pattern_possible_expansion
@@ -173,7 +174,7 @@ def test_hook_files_that_are_not_files_are_skipped_not_waited_on(cli, env: Env,
     pkg = make_click(shared, hooks={"app": {"real": "x", "fifo": "x", "zero": "x", "big": "x"}})
     result = subprocess.run([*CLICK_BUILD, "install", f"--root={root}", "--allow-unauthenticated",
                              str(pkg)], env={**os.environ, **env.vars()}, capture_output=True,
-                            text=True, timeout=60)
+                            text=True, timeout=seconds(60))
     assert result.returncode == 0, result.stderr
     assert links(out) == {"com.example.app_app_1.0": f"{root}/com.example.app/1.0/x"}
 

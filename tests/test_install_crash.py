@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from deadlines import seconds
 from install_support import (
     Env,
     check_invariants,
@@ -71,7 +72,7 @@ def run_killed_at(env: Env, step: int, args: list[str],
                   mode: str = "parent") -> subprocess.CompletedProcess[str]:
     full = dict(os.environ, **env.vars())
     return subprocess.run([sys.executable, "-c", DRIVER, str(step), mode, *args], env=full,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=seconds(120))
 
 
 def registered(env: Env) -> str:
@@ -163,7 +164,7 @@ def test_concurrent_writers_serialise(env: Env, tmp_path: Path) -> None:
 
     def call(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "click_build", *args], env=full,
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=seconds(300))
 
     jobs = [("install", f"--root={env.root}", "--allow-unauthenticated", f"--user={user}",
              str(p)) for p in pkgs]

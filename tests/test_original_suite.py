@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
+from deadlines import seconds
 from install_support import portable_cli
 
 SUITE = Path("/usr/lib/python3/dist-packages/click_package/tests/integration")
@@ -122,7 +123,7 @@ def test_original_integration_suite(tmp_path: Path) -> None:
             runner.write_text(RUNNER)
             log = subprocess.run(["/usr/bin/python3", str(runner), str(report), *names],
                                  env=env, cwd=tmp_path, capture_output=True, text=True,
-                                 timeout=1200)
+                                 timeout=seconds(1200))
             assert report.exists(), log.stderr[-3000:]
             outcome = json.loads(report.read_text())
     finally:

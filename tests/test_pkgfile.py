@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from deadlines import seconds
 
 from click_build.errors import PackageError
 from click_build.pkgfile import open_regular, private_copy
@@ -27,7 +28,7 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
         done.set()
 
     threading.Thread(target=attempt, daemon=True).start()
-    assert done.wait(5), "opening a FIFO with no writer blocked"
+    assert done.wait(seconds(5)), "opening a FIFO with no writer blocked"
     assert outcome == [f"{fifo}: is a FIFO; a package must be a regular file"]
 
 
@@ -39,9 +40,8 @@ def test_other_non_regular_paths_are_refused(tmp_path: Path, kind: str) -> None:
         expected = "is a directory"
     elif kind == "socket":
         path = tmp_path / "s.click"
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(str(path))
-        sock.close()
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(str(path))
         expected = "is a socket"
     else:
         path = Path("/dev/null")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from deadlines import seconds
 from review_craft import craft
 from test_review import CASES
 
@@ -71,7 +72,7 @@ def click_review(package: Path) -> str:
     if not CLICK_REVIEW.exists():
         pytest.fail(f"{CLICK_REVIEW} is missing; run ./scripts/setup as root")
     result = subprocess.run([str(CLICK_REVIEW), str(package)], capture_output=True, text=True,
-                            timeout=300)
+                            timeout=seconds(300))
     outcome = _OUTCOMES.get(result.returncode, f"exit {result.returncode}")
     if outcome == "refused":
         assert "ERROR" in result.stdout + result.stderr, result

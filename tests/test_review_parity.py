@@ -25,6 +25,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from deadlines import seconds
 from review_apps import APPS
 from review_craft import craft
 from test_review import CASES, FRAMEWORKS_DIR
@@ -125,7 +126,7 @@ def store_results(package: Path) -> set[tuple[str, str]] | None:
     if not CLICK_REVIEW.exists():
         pytest.fail(f"{CLICK_REVIEW} is missing; run ./scripts/setup as root")
     result = subprocess.run([str(CLICK_REVIEW), "--json", str(package)], capture_output=True,
-                            text=True, timeout=300)
+                            text=True, timeout=seconds(300))
     try:
         report = json.loads(result.stdout)
     except ValueError:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_clean_error
+from deadlines import seconds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
@@ -257,15 +258,12 @@ def test_large_package_is_streamed(cli: Cli, keys: Keys, tmp_path: Path) -> None
                  "_, status, usage = os.wait4(p.pid, 0)\n"
                  "print(usage.ru_maxrss, file=sys.stderr)\n"
                  "sys.exit(os.waitstatus_to_exitcode(status))\n")
-        proc = subprocess.Popen(
+        proc = subprocess.run(
             [sys.executable, "-c", probe, sys.executable, "-m", "click_build", *map(str, args)],
             env={**os.environ, **keys.store.env(), "CLICK_KEYRINGS": "",
                  "CLICK_FRAMEWORKS_DIR": "/nonexistent"},
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert proc.stderr is not None
-        with proc.stderr:
-            errors = proc.stderr.read()
-        proc.wait()
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=seconds(300))
+        errors = proc.stderr
         assert proc.returncode == 0, errors
         return int(errors.split()[-1]), time.monotonic() - start
 

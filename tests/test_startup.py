@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BASE_MANIFEST
+from deadlines import seconds
 from install_support import current_user, make_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,7 +82,7 @@ def probe(tmp_path: Path, *args: str, env: dict[str, str] | None = None
     record.write_text("")
     result = subprocess.run(
         [sys.executable, "-S", "-c", _PROBE, str(record), *args], capture_output=True,
-        text=True, timeout=120, check=False,
+        text=True, timeout=seconds(120), check=False,
         env={**os.environ, **(env or {}), "PYTHONPATH": str(REPO)})
     events, modules, compilers = [], set(), set()
     for line in record.read_text().splitlines():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, run
+from deadlines import seconds
 
 __all__ = ["UserEnv", "make_user_env", "shell_blocks", "user_env", "wheel_of_checkout"]
 
@@ -47,7 +48,7 @@ class UserEnv:
         """Run ``script`` with bash (-e: the first failing command fails it)."""
         result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd,
                                 env=self.env(**extra), capture_output=True, text=True,
-                                timeout=900)
+                                timeout=seconds(180))
         if check and result.returncode != 0:
             raise AssertionError(f"{script}\nfailed ({result.returncode}):\n"
                                  f"{result.stdout}\n{result.stderr}")
