@@ -20,7 +20,9 @@ import os
 import re
 
 from .build import Entry
+from .datatree import shown
 from .errors import BuildError
+from .i18n_files import link_refused, read_file, write_file
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -32,10 +34,12 @@ if TYPE_CHECKING:
 __all__ = [
     "LOCALE_DIR",
     "catalogs",
+    "check_new_catalog",
     "extract",
     "find_sources",
     "init_language",
     "language_problem",
+    "name_problem",
     "translate",
     "translated",
     "update_catalogs",
@@ -92,9 +96,10 @@ def _tool(name: str) -> str:
 
 
 def _run(args: Sequence[str], what: str, cwd: str | None = None,
-         warnings: bool = False) -> str:
+         warnings: bool = False, names: dict[str, str] | None = None) -> str:
     """Run a gettext tool; its complaint becomes one error line, and with ``warnings``
-    what it says on success (xgettext: "unterminated string") becomes warnings."""
+    what it says on success (xgettext: "unterminated string") becomes warnings.
+    ``names``: the private copies the tool read, and the names they stand for."""
     import subprocess
 
     try:
@@ -102,7 +107,10 @@ def _run(args: Sequence[str], what: str, cwd: str | None = None,
                                 errors="replace", check=False)
     except OSError as e:
         raise BuildError(f"{what}: cannot run {args[0]}: {e.strerror}") from None
-    lines = [line.strip().removeprefix(f"{args[0]}: ") for line in result.stderr.splitlines()
+    stderr = result.stderr
+    for copy, name in (names or {}).items():
+        stderr = stderr.replace(copy, name)
+    lines = [line.strip().removeprefix(f"{args[0]}: ") for line in stderr.splitlines()
              if line.strip() and not _SUMMARY.search(line)]
     if result.returncode != 0:
         detail = " ".join(lines[:4]) or f"exit status {result.returncode}"
@@ -126,22 +134,30 @@ def language_problem(language: str) -> str | None:
 # --------------------------------------------------------------- the build ---
 
 def catalogs(po_dir: str) -> list[tuple[str, str]]:
-    """``(language, path)`` of every ``po_dir/LANG.po``, sorted; [] without ``po_dir``."""
+    """``(language, path)`` of every ``po_dir/LANG.po``, sorted; [] without ``po_dir``.
+    A link as ``po_dir`` or as a catalog is refused (:mod:`.i18n_files`)."""
+    if os.path.islink(po_dir):
+        raise link_refused(po_dir, "folder")
     try:
         with os.scandir(po_dir) as it:
-            names = sorted(e.name for e in it if e.name.endswith(".po") and e.is_file())
+            found = sorted((e.name, e.is_symlink()) for e in it if e.name.endswith(".po")
+                           and (e.is_symlink() or e.is_file(follow_symlinks=False)))
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as e:
-        raise BuildError(f"{po_dir}: cannot list the translations: {e.strerror}") from None
+        raise BuildError(f"{shown(po_dir)}: cannot list the translations: {e.strerror}") \
+            from None
     out = []
-    for name in names:
+    for name, link in found:
+        path = os.path.join(po_dir, name)
+        if link:
+            raise link_refused(path, "file")
         language = name[:-3]
         problem = language_problem(language)
         if problem:
-            raise BuildError(f"{os.path.join(po_dir, name)}: the file name says the language, "
+            raise BuildError(f"{shown(path)}: the file name says the language, "
                              f"and {problem}; rename it")
-        out.append((language, os.path.join(po_dir, name)))
+        out.append((language, path))
     return out
 
 
@@ -158,29 +174,24 @@ def _utf8_header(data: bytes) -> bytes | None:
     return data[:m.start(1)] + b"UTF-8" + data[m.end(1):]
 
 
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise BuildError(f"{path}: cannot read: {e.strerror}") from None
+def _save(path: str, data: bytes) -> None:
+    """Write a file of click-build's private folder (the tools' copies)."""
+    with open(path, "wb") as f:
+        f.write(data)
 
 
-def _as_utf8(path: str, dest: str) -> str:
-    """``path``, or a copy at ``dest`` declaring UTF-8 when the file says ASCII but
-    holds UTF-8 text (a catalog msginit made from a CHARSET template): msgfmt
-    stops on those with 'invalid multibyte sequence'."""
-    data = _read(path)
+def _copy_utf8(path: str, dest: str) -> None:
+    """Copy the catalog ``path`` (read without following a link) to ``dest``, declaring
+    UTF-8 when the file says ASCII but holds UTF-8 text (a catalog msginit made from a
+    CHARSET template): msgfmt stops on those with 'invalid multibyte sequence'."""
+    data = read_file(path)
     fixed = None if data.isascii() else _utf8_header(data)
-    if fixed is None:
-        return path
-    from . import _console
+    if fixed is not None:
+        from . import _console
 
-    _console.warn(f"{path}: declares an ASCII charset but holds UTF-8 text; compiled as "
-                  "UTF-8 (write 'charset=UTF-8' in its Content-Type line)")
-    with open(dest, "wb") as f:
-        f.write(fixed)
-    return dest
+        _console.warn(f"{shown(path)}: declares an ASCII charset but holds UTF-8 text; "
+                      "compiled as UTF-8 (write 'charset=UTF-8' in its Content-Type line)")
+    _save(dest, data if fixed is None else fixed)
 
 
 def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
@@ -210,14 +221,16 @@ def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
     def add(arcname: str, path: str, mode: int) -> None:
         generated[arcname] = Entry(arcname, "file", mode, os.path.getsize(path), mtime, path)
 
+    # The tools read private copies, taken without following a link; "--" ends the
+    # options, and their messages name the project's files, not the copies.
     for language, po in languages:
-        source = _as_utf8(po, os.path.join(linguas, f"{language}.po"))
-        if source == po:
-            os.symlink(os.path.abspath(po), os.path.join(linguas, f"{language}.po"))
+        source = os.path.join(linguas, f"{language}.po")
+        _copy_utf8(po, source)
         arcname = f"{LOCALE_DIR}/{language}/LC_MESSAGES/{manifest.name}.mo"
         mo = os.path.join(root, arcname)
         os.makedirs(os.path.dirname(mo))
-        _run([msgfmt, "--check-format", "-o", mo, source], po, warnings=True)
+        _run([msgfmt, "--check-format", "-o", mo, "--", source], shown(po), warnings=True,
+             names={source: po})
         add(arcname, mo, 0o644)
     with open(os.path.join(linguas, "LINGUAS"), "w", encoding="utf-8") as f:
         f.write("".join(f"{language}\n" for language, _ in languages))
@@ -230,9 +243,12 @@ def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
         if entry is None or entry.kind != "file" or entry.source is None:
             continue  # the hook checks report a missing desktop file
         out = os.path.join(root, "desktop", arcname)
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        _run([msgfmt, "--desktop", f"--template={entry.source}", "-d", linguas, "-o", out],
-             arcname, warnings=True)
+        template = os.path.join(root, "desktop-in", arcname)
+        for folder in (out, template):
+            os.makedirs(os.path.dirname(folder), exist_ok=True)
+        _save(template, read_file(entry.source, folder_too=False))
+        _run([msgfmt, "--desktop", f"--template={template}", "-d", linguas, "-o", out],
+             shown(arcname), warnings=True, names={template: arcname})
         add(arcname, out, entry.mode)
     _console.info(f"* Translations ({', '.join(lang for lang, _ in languages)}): "
                   f"{LOCALE_DIR}/*/LC_MESSAGES/{manifest.name}.mo"
@@ -298,78 +314,109 @@ def _language_of(path: str) -> str | None:
     return None
 
 
-def _make_utf8(path: str) -> None:
-    """Declare UTF-8 in the header of the template or catalog at ``path`` when it says
-    CHARSET or ASCII (xgettext's template of ASCII strings)."""
-    fixed = _utf8_header(_read(path))
-    if fixed is not None:
-        with open(path, "wb") as f:
-            f.write(fixed)
+def _utf8(data: bytes) -> bytes:
+    """``data`` declaring UTF-8 in its header when it says CHARSET or ASCII (xgettext's
+    template of ASCII strings, msginit's catalog from one)."""
+    fixed = _utf8_header(data)
+    return data if fixed is None else fixed
+
+
+def name_problem(path: str) -> str | None:
+    """Why the file name ``path`` cannot be handed to xgettext, or None.
+
+    xgettext writes each name into the template's ``#:`` lines: a line break there
+    would forge lines of the .pot (and a ``--files-from`` list would read it as two
+    names), other control characters would reach translators' tools and terminals."""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
+        return f"{shown(path)}: a file name with a control character cannot be named in a " \
+               "translation template; rename the file"
+    if any(0xDC80 <= ord(c) <= 0xDCFF for c in path):
+        return f"{shown(path)}: a file name that is not UTF-8 cannot be named in a " \
+               "translation template (written in UTF-8); rename the file"
+    return None
+
+
+def _batches(paths: list[str], budget: int = 100_000) -> Iterator[list[str]]:
+    """``paths`` in runs of at most ``budget`` characters: one command line each, well
+    under the kernel's limit (ARG_MAX) however many files a project has."""
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        if batch and size + len(path) > budget:
+            yield batch
+            batch, size = [], 0
+        batch.append(path)
+        size += len(path) + 1
+    if batch:
+        yield batch
 
 
 def extract(root: str, pot: str, domain: str, files: Iterable[str] = (),
             version: str = "", bugs_address: str = "") -> tuple[int, int]:
     """Write the strings of ``files`` (paths relative to ``root``; default: all of
     :func:`find_sources`) to ``pot`` with xgettext, declared UTF-8.  Returns the
-    number of strings and of files read."""
+    number of strings and of files read.
+
+    The names go to xgettext as arguments after ``--`` (never as a ``--files-from``
+    list, one name a line); a name with a control character is refused.  xgettext
+    writes into a private folder; ``pot`` is then written without following a link
+    (:func:`.i18n_files.write_file`)."""
     import tempfile
 
     files = list(files) or find_sources(root)
     by_language: dict[str, list[str]] = {}
     for path in files:
+        problem = name_problem(path)
+        if problem:
+            raise BuildError(problem)
         language = _language_of(path)
         if language is None:
             raise BuildError(f"{path}: not a QML, JavaScript, Python, C/C++ or desktop file; "
                              "xgettext cannot read it")
         if not os.path.isfile(os.path.join(root, path)):
-            raise BuildError(f"{path}: no such file in {root}")
+            raise BuildError(f"{path}: no such file in {shown(root)}")
         by_language.setdefault(language, []).append(path)
     if not by_language:
-        raise BuildError(f"{root}: nothing to translate: no QML, JavaScript, Python, C/C++ "
-                         "or desktop files (tests/, build/ and po/ are not read)")
+        raise BuildError(f"{shown(root)}: nothing to translate: no QML, JavaScript, Python, "
+                         "C/C++ or desktop files (tests/, build/ and po/ are not read)")
     xgettext = _tool("xgettext")
-    pot_dir = os.path.dirname(os.path.abspath(pot))
-    os.makedirs(pot_dir, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".click-build-", suffix=".pot", dir=pot_dir)
-    os.close(fd)
-    try:
+    what = shown(os.path.relpath(pot))
+    with tempfile.TemporaryDirectory(prefix="click-build-i18n-") as private:
+        out = os.path.join(private, "template.pot")
         common = [xgettext, "--from-code=UTF-8", "--add-comments=TRANSLATORS", "--force-po",
-                  f"--output={tmp}", f"--package-name={domain}"]
+                  f"--output={out}", f"--package-name={domain}"]
         if version:
             common.append(f"--package-version={version}")
         if bugs_address:
             common.append(f"--msgid-bugs-address={bugs_address}")
         joined = False
         for language in _LANGUAGES:  # a fixed order: the same sources give the same file
-            paths = by_language.get(language)
-            if not paths:
-                continue
-            listing = tmp + ".files"
-            with open(listing, "w", encoding="utf-8") as f:
-                f.write("".join(p + "\n" for p in paths))
-            args = [*common, f"--language={language}", *_LANGUAGES[language][1],
-                    f"--files-from={listing}"]
-            try:
-                _run([*args, "--join-existing"] if joined else args, os.path.relpath(pot), root,
-                     warnings=True)
-            finally:
-                os.unlink(listing)
-            joined = True
-        _make_utf8(tmp)
-        with open(tmp, encoding="utf-8") as f:
-            count = sum(1 for line in f if line.startswith('msgid "')) - 1  # the header
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, pot)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+            for batch in _batches(by_language.get(language, [])):
+                args = [*common, f"--language={language}", *_LANGUAGES[language][1]]
+                if joined:
+                    args.append("--join-existing")
+                _run([*args, "--", *batch], what, root, warnings=True)
+                joined = True
+        with open(out, "rb") as f:
+            data = _utf8(f.read())
+    write_file(root, pot, data)
+    count = sum(1 for line in data.splitlines() if line.startswith(b'msgid "')) - 1  # header
     return count, len(files)
 
 
-def init_language(pot: str, language: str, po: str) -> None:
+def check_new_catalog(po: str) -> None:
+    """Refuse to start ``po`` when the name is taken (a link, even dangling, included)."""
+    if os.path.islink(po):
+        raise link_refused(po, "file")
+    if os.path.lexists(po):
+        raise BuildError(f"{shown(po)} exists; 'click-build i18n update' adds new strings "
+                         "to it")
+
+
+def init_language(root: str, pot: str, language: str, po: str) -> None:
     """Start ``po`` for ``language`` from ``pot`` (msginit), in UTF-8 whatever the
-    template or the current locale say."""
-    import shutil
+    template or the current locale say; a name that exists, a link included, is
+    refused."""
     import tempfile
 
     problem = language_problem(language)
@@ -377,25 +424,36 @@ def init_language(pot: str, language: str, po: str) -> None:
         from .errors import ConfigError
 
         raise ConfigError(problem)
-    if os.path.exists(po):
-        raise BuildError(f"{po} exists; 'click-build i18n update' adds new strings to it")
+    check_new_catalog(po)
     msginit = _tool("msginit")
-    with tempfile.TemporaryDirectory(prefix="click-build-i18n-") as tmp:
-        template = os.path.join(tmp, "template.pot")
-        shutil.copyfile(pot, template)
-        _make_utf8(template)  # a CHARSET template would make an ASCII catalog
-        out = os.path.join(tmp, os.path.basename(po))
+    with tempfile.TemporaryDirectory(prefix="click-build-i18n-") as private:
+        template = os.path.join(private, "template.pot")
+        _save(template, _utf8(read_file(pot)))  # a CHARSET template: an ASCII catalog
+        out = os.path.join(private, "new.po")
         _run([msginit, "--no-translator", f"--locale={language}", f"--input={template}",
-              f"--output-file={out}"], os.path.relpath(po))
-        _make_utf8(out)
-        shutil.copyfile(out, po)
+              f"--output-file={out}"], shown(os.path.relpath(po)), names={template: pot})
+        with open(out, "rb") as f:
+            data = _utf8(f.read())
+    write_file(root, po, data, new=True)
 
 
-def update_catalogs(pot: str, po_files: Iterable[str]) -> None:
+def update_catalogs(root: str, pot: str, po_files: Sequence[str]) -> list[str]:
     """Merge the strings of ``pot`` into each catalog (msgmerge): new ones are added
-    untranslated, changed ones marked fuzzy, and nothing translated is lost."""
+    untranslated, changed ones marked fuzzy, and nothing translated is lost.  Every
+    catalog is merged before any is written; one that is a link is refused, and an
+    unchanged one is left untouched.  Returns the catalogs that changed."""
+    import tempfile
+
     msgmerge = _tool("msgmerge")
-    for po in po_files:
-        _run([msgmerge, "--quiet", "--update", "--backup=none", "--previous", po, pot],
-             os.path.relpath(po))
-        _make_utf8(po)
+    merged: list[tuple[str, bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="click-build-i18n-") as private:
+        template = os.path.join(private, "template.pot")
+        _save(template, read_file(pot))
+        for n, po in enumerate(po_files):
+            copy, out = os.path.join(private, f"{n}.po"), os.path.join(private, f"{n}.new.po")
+            _save(copy, read_file(po))
+            _run([msgmerge, "--quiet", "--previous", f"--output-file={out}", "--", copy,
+                  template], shown(os.path.relpath(po)), names={copy: po, template: pot})
+            with open(out, "rb") as f:
+                merged.append((po, _utf8(f.read())))
+    return [po for po, data in merged if write_file(root, po, data)]

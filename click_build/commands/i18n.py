@@ -167,16 +167,17 @@ def run_extract(args: argparse.Namespace) -> int:
 def run_init(args: argparse.Namespace) -> int:
     from .. import _console
     from ..errors import ConfigError
-    from ..i18n import init_language, language_problem
+    from ..i18n import check_new_catalog, init_language, language_problem
 
     problem = language_problem(args.language)
     if problem:
         raise ConfigError(problem)
     project = _Project(args)
     po = os.path.join(project.po_dir, f"{args.language}.po")
-    if not os.path.exists(project.pot):
+    check_new_catalog(po)  # before the template is written
+    if not os.path.lexists(project.pot):
         _extract(project, [], None)
-    init_language(project.pot, args.language, po)
+    init_language(project.root, project.pot, args.language, po)
     _console.info(f"Created {project.shown(po)}: translate its msgstr lines; the next "
                   "build compiles it into the package")
     return 0
@@ -187,9 +188,9 @@ def run_update(args: argparse.Namespace) -> int:
     from ..i18n import catalogs, update_catalogs
 
     project = _Project(args)
+    found = [path for _, path in catalogs(project.po_dir)]  # a link refused before any write
     pot = _extract(project, [], None)
-    found = [path for _, path in catalogs(project.po_dir)]
-    update_catalogs(pot, found)
+    update_catalogs(project.root, pot, found)
     if found:
         _console.info("Updated " + ", ".join(project.shown(p) for p in found))
     else:
