@@ -78,11 +78,11 @@ class Scene:
                     ) -> subprocess.CompletedProcess[str]:
         return self.python("-m", "click_build", *map(str, args), cwd=cwd)
 
-    def around(self) -> dict[str, tuple[object, ...]]:
-        """Everything in the home but the project (the test's files given to the user
-        first, as a run does)."""
+    def around(self, *skip: Path) -> dict[str, tuple[object, ...]]:
+        """Everything in the home but the project and ``skip`` (the test's files given to
+        the user first, as a run does)."""
         self.give_away()
-        return snapshot(self.home, skip=(self.project,))
+        return snapshot(self.home, skip=(self.project, *skip))
 
 
 def _portable_lib() -> Iterator[Path]:

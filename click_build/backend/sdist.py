@@ -13,16 +13,21 @@ import gzip
 import io
 import os
 import re
+import stat
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
+from .. import _console
 from ..build import Entry, package_timestamp
+from ..datatree import shown
 from ..errors import BuildError
 from .appmanifest import find_manifest
 from .context import build_dir_patterns
 from .files import BACKEND_IGNORES, stage_with_includes
 from .kinds import resolve
+from .secret_files import HEAD, SecretFiles
 from .settings import ConfigSettings, load_project
 
 __all__ = ["build_sdist", "normalise_name", "pep440_version"]
@@ -79,8 +84,8 @@ def _pkg_info(name: str, version: str, summary: str) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings | None) -> tuple[
-        str, str, str, list[Entry]]:
+def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings | None
+                      ) -> tuple[str, str, str, list[Entry], SecretFiles]:
     project = load_project(root, config_settings)
     kind = resolve(project)
     source = find_manifest(project, kind)
@@ -103,30 +108,69 @@ def _name_and_version(root: Path, outdir: Path, config_settings: ConfigSettings 
     ignores = [*BACKEND_IGNORES, "/PKG-INFO", *build_dir_patterns(project, kind, outdir)]
     entries = stage_with_includes(project.root, ignores, project.settings.include,
                                   exclude=[outdir])
+    secrets = SecretFiles(project.settings.include)
+    entries = secrets.filter(entries)
+    _check_links(entries)
+    return name, version, str(summary), entries, secrets
+
+
+def _check_links(entries: list[Entry]) -> None:
+    """Refuse a link that leads outside the tree once unpacked, alone or through other
+    links of the tree (``a -> b/c/..`` with ``b/c`` a link to a folder higher up), and
+    an entry that would be unpacked through a link."""
+    tree = {e.arcname: e for e in entries}
+    links = {e.arcname for e in entries if e.kind == "symlink"}
     for e in entries:
-        if e.kind == "symlink" and _leaves_tree(e.arcname, e.target):
-            raise BuildError(
-                f"{e.arcname}: a link to {e.target!r}, outside the project, cannot go into a "
-                "source package (Python's build tools refuse to unpack it); make it a "
-                "relative link inside the project, or build only the .click with "
-                "'python -m build --wheel'")
-    return name, version, str(summary), entries
+        parts = e.arcname.split("/")
+        above = next((p for p in ("/".join(parts[:n]) for n in range(1, len(parts)))
+                      if p in links), None)
+        if above is not None:
+            raise BuildError(f"{shown(e.arcname)}: below the link {shown(above)}, so "
+                             "unpacking would write through that link; leave one of them "
+                             "out (tool.click-build.exclude)")
+        if e.kind == "symlink":
+            via = _escape(e, tree)
+            if via is not None:
+                chain = "" if via is e else f", through the link {shown(via.arcname)} -> " \
+                    f"{via.target!r}"
+                raise BuildError(
+                    f"{shown(e.arcname)}: a link to {e.target!r}, which leads outside the "
+                    f"project once unpacked{chain}, cannot go into a source package "
+                    "(Python's build tools refuse to unpack it); make it a relative link "
+                    "that stays inside the project, or build only the .click with "
+                    "'python -m build --wheel'")
 
 
-def _leaves_tree(arcname: str, target: str) -> bool:
-    """Does a link at ``arcname`` to ``target`` point outside the tree (as tarfile's
-    ``data`` filter, which unpacks source packages, judges it)?"""
-    if target.startswith("/"):
-        return True
-    depth = arcname.count("/")  # folders above the link, inside the tree
-    for part in target.split("/"):
+def _escape(link: Entry, tree: dict[str, Entry]) -> Entry | None:
+    """The link (``link`` or one it passes through) that takes the path of ``link``
+    above the top of the tree, following links as the kernel does once the tree is
+    unpacked; None when it stays inside.  A name the tree lacks is taken as a folder
+    (stricter than the kernel, which would stop there); too many links count as leaving,
+    as the kernel gives up (ELOOP) where a longer path might not."""
+    where = link.arcname.split("/")[:-1]  # the folder holding the link
+    pending = list(reversed(link.target.split("/")))
+    current, hops = link, 0
+    if link.target.startswith("/"):
+        return link
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
         if part == "..":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif part not in ("", "."):
-            depth += 1
-    return False
+            if not where:
+                return current
+            where.pop()
+            continue
+        found = tree.get("/".join([*where, part]))
+        if found is not None and found.kind == "symlink":
+            hops += 1
+            if hops > 40 or found.target.startswith("/"):
+                return found
+            current = found
+            pending.extend(reversed(found.target.split("/")))
+            continue
+        where.append(part)
+    return None
 
 
 def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
@@ -134,8 +178,8 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
     """Write ``{name}-{version}.tar.gz`` into ``outdir``; return its file name."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    name, debian_version, summary, entries = _name_and_version(Path(root), outdir,
-                                                               config_settings)
+    name, debian_version, summary, entries, secrets = _name_and_version(
+        Path(root), outdir, config_settings)
     version = pep440_version(debian_version)
     if version is None:
         raise BuildError(
@@ -157,8 +201,10 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
             for e in sorted(entries, key=lambda e: e.arcname.split("/")):
                 info = _info(f"{top}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.target)
                 if e.kind == "file":
-                    assert e.source is not None
-                    with open(e.source, "rb") as f:
+                    with _open_staged(e) as f:
+                        if secrets.is_private_key(e.arcname, f.read(HEAD)):
+                            continue
+                        f.seek(0)
                         tar.addfile(info, f)
                 else:
                     tar.addfile(info)
@@ -170,7 +216,27 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
         except OSError:
             pass
         raise
+    summary_line = secrets.summary()
+    if summary_line:
+        _console.warn(summary_line)
     return target.name
+
+
+def _open_staged(e: Entry) -> BinaryIO:
+    """The staged file, opened without following a link, checked to be the regular file
+    of the size the walk saw."""
+    assert e.source is not None
+    try:
+        fd = os.open(e.source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as err:
+        raise BuildError(f"{shown(e.source)}: cannot read: {err.strerror}") from None
+    f = os.fdopen(fd, "rb")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size != e.size:
+        f.close()
+        raise BuildError(f"{shown(e.source)}: changed while the source package was written; "
+                         "build again")
+    return f
 
 
 def _info(name: str, kind: str, mode: int, size: int, mtime: int, target: str = "") -> tarfile.TarInfo:

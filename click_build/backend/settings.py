@@ -134,7 +134,8 @@ class Settings:
 
     include: list[str] = field(default_factory=list)
     """Patterns of files to keep although an ignore rule drops them
-    (``.gitignore``-less: a name like ``"*.so"``, or a path like ``"/dist"``)."""
+    (``.gitignore``-less: a name like ``"*.so"``, or a path like ``"/dist"``), or
+    although the source package leaves them out as likely secrets (``".env"``)."""
 
     exclude: list[str] = field(default_factory=list)
     """Extra patterns of files to leave out, like ``click build -I``: a name
