@@ -230,6 +230,23 @@ def test_update_merges_new_strings_and_keeps_translations(cli: Cli, app: Path) -
     assert header(po, "Content-Type") == "text/plain; charset=UTF-8"
 
 
+def test_a_broken_catalog_stops_update_before_any_catalog_is_written(
+        cli: Cli, app: Path) -> None:
+    """msgmerge reads private copies; its message names the project's file, and no
+    catalog is written when one cannot be merged."""
+    cli("i18n", "init", "de", cwd=app)
+    cli("i18n", "init", "fr", cwd=app)
+    (app / "po/fr.po").write_text('msgid "Dice"\nmsgstr "unterminated\n')
+    before = {p.name: p.read_bytes() for p in (app / "po").glob("*.po")}
+    main = app / "qml/Main.qml"
+    main.write_text(main.read_text().replace('i18n.tag("Tagged")', 'i18n.tr("New string")'))
+    result = cli("i18n", "update", cwd=app, check=False)
+    assert_clean_error(result)
+    assert result.stderr == ("click-build: error: po/fr.po: msgmerge failed: "
+                             "./po/fr.po:3: end-of-line within string\n")
+    assert {p.name: p.read_bytes() for p in (app / "po").glob("*.po")} == before
+
+
 def test_changed_strings_are_fuzzy_and_left_out_until_checked(
         cli: Cli, app: Path, tmp_path: Path) -> None:
     cli("i18n", "init", "de", cwd=app)
@@ -317,7 +334,9 @@ def test_broken_catalogs_stop_the_build_with_one_line(
         cli: Cli, app: Path, tmp_path: Path, files: dict[str, str | bytes],
         fragments: list[str]) -> None:
     write_tree(app, files)
-    assert_clean_error(cli("build", app, "-o", tmp_path / "out", check=False), *fragments)
+    result = cli("build", app, "-o", tmp_path / "out", check=False)
+    assert_clean_error(result, *fragments)
+    assert "click-i18n" not in result.stderr  # msgfmt's copy is named as the catalog
     assert not list((tmp_path / "out").glob("*.click"))
 
 
