@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from attack_support import real_user, snapshot  # noqa: F401  (a fixture)
+from deadlines import seconds
 from install_support import portable_cli, run
 
 MODES = ["root", "user"]
@@ -69,10 +70,10 @@ class Scene:
                 **(env or {})}
         if self.lib is None:
             return run([sys.executable, *args], env=full, cwd=str(cwd or self.project),
-                       timeout=600)
+                       timeout=seconds(120))
         full["PYTHONPATH"] = str(self.lib)
         return run(["/usr/bin/python3", *args], env=full, cwd=str(cwd or self.project),
-                   user=self.user if self.switch else None, timeout=600)
+                   user=self.user if self.switch else None, timeout=seconds(120))
 
     def click_build(self, *args: object, cwd: Path | None = None
                     ) -> subprocess.CompletedProcess[str]:
