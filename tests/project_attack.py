@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 from attack_support import real_user, snapshot  # noqa: F401  (a fixture)
-from deadlines import seconds
 from install_support import portable_cli, run
 
 MODES = ["root", "user"]
@@ -70,10 +69,10 @@ class Scene:
                 **(env or {})}
         if self.lib is None:
             return run([sys.executable, *args], env=full, cwd=str(cwd or self.project),
-                       timeout=seconds(120))
+                       within=120)
         full["PYTHONPATH"] = str(self.lib)
         return run(["/usr/bin/python3", *args], env=full, cwd=str(cwd or self.project),
-                   user=self.user if self.switch else None, timeout=seconds(120))
+                   user=self.user if self.switch else None, within=120)
 
     def click_build(self, *args: object, cwd: Path | None = None
                     ) -> subprocess.CompletedProcess[str]:
