@@ -31,7 +31,7 @@ from .spec import (
     MAINTAINER_SCRIPTS,
     SIGNATURE_PREFIX,
 )
-from .tarread import COMPRESSIONS, TarMember, TarReader, member_limit, open_stream
+from .tarread import COMPRESSIONS, CONTROL_COMPRESSIONS, TarMember, TarReader, member_limit, open_stream
 from .versions import compare_versions
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -145,8 +145,9 @@ def _check_members(members: list[ArMember]) -> tuple[ArMember, ArMember, list[Ar
                     f"member {i + 1} is {name!r} where {want}.gz was expected "
                     f"(members: {', '.join(names)})"
                 )
-            if name == "control.tar.bz2":  # dpkg reads bzip2 data, never control
-                raise PackageError("member 3 is 'control.tar.bz2', a compression dpkg cannot "
+            if want == "control.tar" and ext not in CONTROL_COMPRESSIONS:
+                # dpkg reads bzip2 and lzma data, never control
+                raise PackageError(f"member 3 is {name!r}, a compression dpkg cannot "
                                    "read in a control archive; control.tar.gz was expected")
         elif name != want:
             if want == "_click-binary":

@@ -95,16 +95,57 @@ def anonymous_file(directory: str | int | None = None) -> BinaryIO:
     raise PackageError(f"cannot create a temporary file in {where}")
 
 
-class _Named(io.BufferedRandom):
-    """The private copy, still called by the original's name in messages."""
+class _Snapshot(io.RawIOBase):
+    """The private copy, read by position alone (``pread``): its offset is this object's.
 
-    def __init__(self, raw: io.FileIO, name: str) -> None:
-        super().__init__(raw)
-        self._display_name = name
+    The kernel keeps one file offset per open file, shared by every descriptor
+    duplicated from it and by a child after ``fork`` (the installer's unpacker).
+    A buffered reader that moves that shared offset, or rewinds it relative to
+    where it thinks it is (``lseek(-n, SEEK_CUR)`` when it closes), is wrong as
+    soon as another process reads: here nothing ever moves it.
+    """
 
-    @property
-    def name(self) -> str:
-        return self._display_name
+    def __init__(self, fd: int, name: str) -> None:
+        super().__init__()
+        self._fd = fd
+        self._pos = 0
+        self.name = name  # messages name the package, not the nameless copy
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            pos += self._pos
+        elif whence == io.SEEK_END:
+            pos += os.fstat(self._fd).st_size
+        elif whence != io.SEEK_SET:
+            raise ValueError(f"invalid whence ({whence})")
+        if pos < 0:
+            raise ValueError(f"negative seek position {pos}")
+        self._pos = pos
+        return pos
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        n = os.preadv(self._fd, [buffer], self._pos)
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                os.close(self._fd)
+            finally:
+                super().close()
 
 
 def private_copy(path: str | os.PathLike[str], directory: str | int | None = None) -> BinaryIO:
@@ -130,12 +171,10 @@ def private_copy(path: str | os.PathLike[str], directory: str | int | None = Non
         try:
             _check_room(copy.fileno(), size, where)
             _copy(src.fileno(), copy.fileno(), size, where)
-            raw = io.FileIO(os.dup(copy.fileno()), "r+b")
+            raw = _Snapshot(os.dup(copy.fileno()), where)
         finally:
             copy.close()
-    named = _Named(raw, where)
-    named.seek(0)
-    return named
+    return io.BufferedReader(raw)
 
 
 def _check_room(dst: int, size: int, where: str) -> None:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNK",
     "COMPRESSIONS",
+    "CONTROL_COMPRESSIONS",
     "MAX_LONG_NAME",
     "MAX_MEMBERS",
     "MAX_PAX",
@@ -96,9 +97,14 @@ MAX_EXPANSION = 50_000
 EXPANSION_FREE = 64 << 20
 #: Members any archive may hold, however small (ten times a big real app).
 MAX_MEMBERS = 1 << 20
-#: Magic bytes of the compressions a package member may use, by file suffix.
-COMPRESSIONS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".bz2": b"BZh", "": b""}
-_DECOMPRESSORS = {".xz": "lzma", ".bz2": "bz2"}  # imported when needed (zlib always is)
+#: Magic bytes of the compressions a package member may use, by file suffix: every one
+#: dpkg-deb reads in a data member.  The old lzma format has no magic bytes.
+COMPRESSIONS = {".gz": b"\x1f\x8b", ".xz": b"\xfd7zXZ\x00", ".zst": b"\x28\xb5\x2f\xfd",
+                ".bz2": b"BZh", ".lzma": b"", "": b""}
+#: The ones dpkg-deb reads in a control member (never bzip2 or lzma).
+CONTROL_COMPRESSIONS = (".gz", ".xz", ".zst", "")
+#: Imported when needed (zlib always is).
+_DECOMPRESSORS = {".xz": "lzma", ".lzma": "lzma", ".bz2": "bz2", ".zst": "click_build.zstdread"}
 
 _ZERO_BLOCK = bytes(BLOCK)
 #: name, mode+uid+gid, size, mtime, checksum, type, link name, magic..device numbers
@@ -216,13 +222,19 @@ class Decompressed:
     def _new_stream(self) -> None:
         if self._kind == ".gz":
             self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif self._kind == ".xz":
+        elif self._kind in (".xz", ".lzma"):
             import lzma
 
             # xz declares its dictionary size: without a limit a few bytes could ask
             # for 1.5 GiB; xz -9 needs 65 MiB to decompress.
-            self._other = lzma.LZMADecompressor(lzma.FORMAT_XZ, memlimit=XZ_MEMLIMIT)
+            kind = lzma.FORMAT_XZ if self._kind == ".xz" else lzma.FORMAT_ALONE
+            self._other = lzma.LZMADecompressor(kind, memlimit=XZ_MEMLIMIT)
             self._errors = (lzma.LZMAError, EOFError, ValueError)
+        elif self._kind == ".zst":
+            from .zstdread import ZstdDecompressor, ZstdError
+
+            self._other = ZstdDecompressor()
+            self._errors = (ZstdError, EOFError, ValueError)
         elif self._kind == ".bz2":
             import bz2
 
@@ -260,7 +272,8 @@ class Decompressed:
             if not rest:
                 return False
         # gzip(1) and dpkg read gzip members one after another; dpkg stops after the
-        # first xz or bzip2 stream, so more would be files that dpkg-deb -c never shows.
+        # first xz, lzma or bzip2 stream and the first zstd frame, so more would be
+        # files that dpkg-deb -c never shows.
         if self._kind != ".gz" or not rest.startswith(COMPRESSIONS[".gz"]):
             raise ArchiveError(f"{self._label}unexpected data after the end of the compressed "
                                "stream")
@@ -336,6 +349,10 @@ def load_decompressor(member_name: str) -> None:
     module = _DECOMPRESSORS.get(member_name.rpartition(".tar")[2])
     if module is not None:
         __import__(module)
+    if module == "click_build.zstdread":
+        from .zstdread import load
+
+        load()  # the library itself, which the user may not be able to read either
 
 
 def open_stream(f: BinaryIO, offset: int, size: int, compression: str,

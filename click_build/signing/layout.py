@@ -19,6 +19,7 @@ from .._record import Record
 from ..arread import ArMember
 from ..errors import ArchiveError, SignatureError
 from ..spec import SIGNATURE_PREFIX
+from ..tarread import COMPRESSIONS
 from .verdict import signature_members
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -36,8 +37,9 @@ __all__ = [
 
 #: The types debsigs documents; debsigs itself allows any name of up to 10 characters.
 SIGNATURE_TYPES = ("origin", "maint", "archive")
-_CONTROL = ("control.tar", "control.tar.gz", "control.tar.xz", "control.tar.bz2")
-_DATA = ("data.tar", "data.tar.gz", "data.tar.xz", "data.tar.bz2", "data.tar.lzma")
+# Every compression the reader knows (which control ones dpkg takes is the audit's rule).
+_CONTROL = tuple("control.tar" + ext for ext in COMPRESSIONS)
+_DATA = tuple("data.tar" + ext for ext in COMPRESSIONS)
 _TAMPERED = "the package was altered after it was signed"
 
 
