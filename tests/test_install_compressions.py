@@ -28,6 +28,7 @@ import pytest
 from attack_support import World, assert_ok, real_user, user_cli, world  # noqa: F401
 from conftest import CLICK_BUILD, need, run
 from crafting import MANIFEST, Crafted, Member, tar_bytes
+from deadlines import seconds
 from signing import Keys, keys, sign  # noqa: F401  (keys: fixture)
 
 from click_build.spec import STATIC_PREINST
@@ -100,7 +101,7 @@ def _build(tree: Path, out: Path, compression: str) -> Path:
         run(["ar", "x", str(pkg), "data.tar"], cwd=work)
         with open(work / f"data.tar.{suffix}", "wb") as f:
             subprocess.run([need(command[0]), *command[1:], str(work / "data.tar")], stdout=f,
-                           check=True)
+                           check=True, timeout=seconds(120))
         run(["ar", "d", str(pkg), "data.tar"])
         run(["ar", "q", str(pkg), f"data.tar.{suffix}"], cwd=work)
         shutil.rmtree(work)
@@ -252,7 +253,7 @@ def test_snapshot_reads_never_depend_on_the_shared_file_offset(tmp_path: Path) -
 
 def _zstd(raw: bytes, *options: str) -> bytes:
     return subprocess.run([need("zstd"), "-q", "-c", *options], input=raw, capture_output=True,
-                          check=True).stdout
+                          check=True, timeout=seconds(30)).stdout
 
 
 def _members() -> list[Member]:
@@ -300,7 +301,8 @@ def test_hostile_zstd_is_refused_and_changes_nothing(world: World, case: str) ->
     world.installed()
     pkg = _crafted(world.pkgs, "hostile", make(_data_tar()))
     world.give_away(world.pkgs)
-    listing = subprocess.run([need("dpkg-deb"), "-c", str(pkg)], capture_output=True, text=True)
+    listing = subprocess.run([need("dpkg-deb"), "-c", str(pkg)], capture_output=True, text=True,
+                             timeout=seconds(30))
     assert (listing.returncode != 0) == dpkg_refuses, listing
     if case == "a second frame":
         assert "./app.desktop" in listing.stdout and "padding.bin" not in listing.stdout
