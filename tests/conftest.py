@@ -18,6 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CLICK_BUILD = [sys.executable, "-m", "click_build"]
 ORIGINAL_CLICK = "/usr/bin/click"
+#: The app stores' own review tool (click-reviewers-tools), put there by scripts/setup.
+CLICK_REVIEW = ROOT / ".venv-review" / "bin" / "click-review"
 #: Where pyproject.toml makes zlib-ng a dependency of click-build (its wheels' platforms).
 ZLIB_NG_EXPECTED = (sys.implementation.name == "cpython" and sys.version_info < (3, 15)
                     and platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64", "ARM64"))
@@ -132,8 +134,12 @@ def portable() -> Iterator[Path]:
         yield script.parent / "lib"
 
 
+#: What the ``cli`` fixture is: ``cli(*args, cwd=, env=, check=True)``.
+Cli = Callable[..., subprocess.CompletedProcess[str]]
+
+
 @pytest.fixture
-def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+def cli() -> Cli:
     """Run ``click-build`` as a real process (``python -m click_build``)."""
 
     def call(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None,

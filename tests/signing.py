@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import need, run
+from conftest import Cli, need, run
 
 CLICK_BUILD = [sys.executable, "-m", "click_build"]
 APP_MANIFEST = {
@@ -196,9 +196,6 @@ def debsig_verify(path: Path, key: Key, tmp: Path) -> subprocess.CompletedProces
         install_policy(policies, keyrings, key)
     return run([need("debsig-verify"), "--policies-dir", str(policies), "--keyrings-dir",
                 str(keyrings), str(path)], check=False)
-
-
-Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def sign(cli: Cli, path: Path, key: Key, *extra: str,

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from attack_support import assert_refused
 from conftest import run, write_tree
+from i18n_support import APP_FILES, MANIFEST, entries
 from project_attack import BAIT, Scene, portable_lib, real_user, scene  # noqa: F401
-from test_i18n import APP_FILES, MANIFEST, entries
 
 POT = f"po/{MANIFEST['name']}.pot"
 CATALOG = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'

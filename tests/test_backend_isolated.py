@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from backend_helpers import EXAMPLES, copy_project, only_click, pybuild, verify_both
+from backend_helpers import BOTH, EXAMPLES, check_pair, copy_project, only_click, pybuild, verify_both
 from conftest import DEPENDENCY_WHEELS, run
-from test_matrix import BOTH, check_pair
 from user_env import wheel_of_checkout
 
 

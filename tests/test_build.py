@@ -12,17 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from build_support import build, data_member_size
 from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, run, write_tree
 
 UTC = {"TZ": "UTC"}
-
-
-def build(cli, app: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Path:
-    out.mkdir(exist_ok=True)
-    result = cli("build", app, "-o", out, *extra, env=env)
-    assert "Successfully built package in" in result.stdout
-    (click,) = out.glob("*.click")
-    return click
 
 
 def without_dac(cmd: list[str]) -> list[str]:
@@ -443,17 +436,6 @@ def test_buildsource_like_the_original(cli, make_app, tmp_path: Path) -> None:
     assert (again / src.name).read_bytes() == src.read_bytes()
 
 
-def _data_member_size(click: Path) -> int:
-    with open(click, "rb") as f:
-        f.seek(8)
-        while header := f.read(60):
-            size = int(header[48:58])
-            if header[:16].strip() == b"data.tar.gz":
-                return size
-            f.seek(size + size % 2, os.SEEK_CUR)
-    raise AssertionError("no data.tar.gz")
-
-
 @pytest.mark.oracle
 def test_compression_level(cli, make_app, tmp_path: Path, original_click: str) -> None:
     """-z N as dpkg-deb's: 0 stores, 9 (the default) is smallest; every level gives a
@@ -466,7 +448,7 @@ def test_compression_level(cli, make_app, tmp_path: Path, original_click: str) -
     for level in ("0", "1", "9"):
         click = build(cli, app, tmp_path / f"z{level}", "-z", level)
         assert click.name == default.name
-        sizes[level] = _data_member_size(click)
+        sizes[level] = data_member_size(click)
         run([original_click, "verify", "--force-missing-framework", "--allow-unauthenticated",
              str(click)])
         extracted = tmp_path / f"x{level}"
@@ -531,5 +513,5 @@ def test_size_close_to_dpkg_deb(cli, make_app, tmp_path: Path) -> None:
     ours = build(cli, app, tmp_path / "ours", "-I", "DEBIAN", "--no-validate")
     deb = tmp_path / "x.deb"
     run(["dpkg-deb", "-Zgzip", "-b", str(app), str(deb)])
-    ratio = _data_member_size(ours) / _data_member_size(deb)
+    ratio = data_member_size(ours) / data_member_size(deb)
     assert 0.99 < ratio < 1.005, ratio

@@ -5,15 +5,13 @@ pyproject.toml. Only the name and the version are needed (NAME_VERSION.tar.gz)."
 from __future__ import annotations
 
 import json
-import subprocess
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, run
+from conftest import Cli, assert_clean_error, run
 
-Cli = Callable[..., subprocess.CompletedProcess[str]]
 MakeApp = Callable[..., Path]
 
 

@@ -8,9 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, write_tree
+from conftest import BASE_MANIFEST, CLICK_BUILD, Cli, assert_clean_error, need, write_tree
 from review_craft import GOOD_FILES, GOOD_MANIFEST, F, craft, elf_bytes
-from test_review_cli import Cli
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from build_support import build, data_member_size
 from conftest import ZLIB_NG_EXPECTED, assert_clean_error, run, write_tree
-from test_build import _data_member_size, build
 
 pytestmark = pytest.mark.oracle
 
@@ -58,7 +58,7 @@ def test_both_engines_make_packages_the_original_reads(cli, make_app, tmp_path: 
         trees.append(sorted((p.relative_to(extracted).as_posix(), p.read_bytes())
                             for p in extracted.rglob("*") if p.is_file()))
     assert trees[0] == trees[1]
-    assert _data_member_size(default) < _data_member_size(zlib) * 1.005
+    assert data_member_size(default) < data_member_size(zlib) * 1.005
 
 
 def test_engine_errors_are_one_line_and_write_nothing(cli, make_app, tmp_path: Path) -> None:

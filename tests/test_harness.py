@@ -1,7 +1,9 @@
-"""The suite's own machinery: limits scaled for a busy machine, waiting for facts."""
+"""The suite's own machinery: limits scaled for a busy machine, waiting for facts, helpers
+shared without test modules importing each other."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -38,3 +40,17 @@ def test_wait_for_says_what_never_came(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(AssertionError, match=r"waited 0 s for the moon to turn blue"):
         wait_for(lambda: False, "the moon to turn blue", within=0.2)
     assert time.monotonic() - start >= 0.2
+
+
+def test_test_modules_share_helpers_through_support_modules() -> None:
+    """A test module never imports another (a helper taken from one drags in its
+    module-level work and ties the two together): shared helpers and fixtures live in
+    conftest.py and the support modules beside it."""
+    found = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}:{node.lineno}: {name}" for name in names
+                      if name.split(".")[0].startswith("test_")]
+    assert found == []

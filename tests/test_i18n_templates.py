@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, ROOT, need, run
-from test_i18n import catalog, entries, header, translate, unpacked
-from test_templates import new, project_of
+from i18n_support import catalog, entries, header, translate, unpacked
+from templates_support import new, project_of, section
 from user_env import UserEnv, shell_blocks, user_env  # noqa: F401  (the fixture)
 from xdisplay import showing, window_tree
 
@@ -214,8 +214,6 @@ def test_readme_translate_section_runs_as_pasted(user_env: UserEnv, tmp_path: Pa
     """Each template README's "Translate it" commands, from the wheel, in order; the QML
     ones end by starting the installed app in German (after the README's build and
     install)."""
-    from test_templates_readme import section
-
     home = tmp_path / "home"
     home.mkdir()
     cache = os.path.expanduser("~/.cache/pip")

@@ -15,61 +15,28 @@ from pathlib import Path
 
 import pytest
 from backend_helpers import (
+    BOTH,
     EXAMPLES,
+    MATRIX,
+    POLICY,
+    apparmor_policies,
     assert_one_error,
+    check_pair,
     copy_project,
     data_members,
+    dpkg_greater,
     host_arch,
+    manifest_of,
     member_text,
     pybuild,
-    verify_both,
 )
 from conftest import CLICK_BUILD, ROOT, run
-from test_templates import KINDS, new, project_of
-
-BOTH = "ubuntu-sdk-20.04,ubuntu-touch-24.04-1.x"
-MATRIX = ("-C", f"click-build.frameworks={BOTH}")
-POLICY = {"ubuntu-sdk-20.04": 20.04, "ubuntu-touch-24.04-1.x": 2404.1}
-SUFFIX = {"ubuntu-sdk-20.04": "~2004", "ubuntu-touch-24.04-1.x": "~2404"}
+from templates_support import KINDS, new, project_of
 
 
 def click_build(*args: str | Path, cwd: Path | None = None,
                 check: bool = True) -> subprocess.CompletedProcess[str]:
     return run([*CLICK_BUILD, *map(str, args)], cwd=cwd, check=check)
-
-
-def manifest_of(click: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
-    return data
-
-
-def apparmor_policies(click: Path) -> set[float]:
-    hooks = manifest_of(click)["hooks"]
-    assert isinstance(hooks, dict)
-    return {json.loads(member_text(click, f"./{h['apparmor']}"))["policy_version"]
-            for h in hooks.values() if "apparmor" in h}
-
-
-def dpkg_greater(a: str, b: str) -> bool:
-    return subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
-
-
-def check_pair(out: Path, base_version: str, arch: str = "all") -> dict[str, Path]:
-    """Two packages, one per framework: framework, policy, version and their order."""
-    clicks = sorted(out.glob("*.click"))
-    assert len(clicks) == 2, clicks
-    by_fw = {str(manifest_of(c)["framework"]): c for c in clicks}
-    assert set(by_fw) == set(POLICY)
-    for fw, click in by_fw.items():
-        m = manifest_of(click)
-        assert m["version"] == base_version + SUFFIX[fw]
-        assert click.name.endswith(f"_{base_version.split(':')[-1]}{SUFFIX[fw]}_{arch}.click")
-        assert apparmor_policies(click) == {POLICY[fw]}
-        verify_both(click)
-    new_v = str(manifest_of(by_fw["ubuntu-touch-24.04-1.x"])["version"])
-    old_v = str(manifest_of(by_fw["ubuntu-sdk-20.04"])["version"])
-    assert dpkg_greater(new_v, old_v) and not dpkg_greater(old_v, new_v)
-    return by_fw
 
 
 def table_rows(stdout: str) -> dict[str, list[str]]:

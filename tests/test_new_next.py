@@ -8,15 +8,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import need
+from conftest import Cli, need
 
 from click_build.backend.settings import read_pyproject
-
-Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def next_lines(result: subprocess.CompletedProcess[str]) -> list[str]:

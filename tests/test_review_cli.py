@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-from conftest import assert_clean_error, write_tree
+from conftest import Cli, assert_clean_error, write_tree
 from review_craft import GOOD_FILES, F, craft
-
-Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 GOOD_TREE = {path: m.raw for path, m in GOOD_FILES.items() if isinstance(m, F)}
 MANIFEST = {

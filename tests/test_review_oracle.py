@@ -13,12 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import CLICK_REVIEW
 from deadlines import seconds
+from review_cases import CASES
 from review_craft import craft
-from test_review import CASES
-
-CLICK_REVIEW = ROOT / ".venv-review" / "bin" / "click-review"
 
 #: check id -> what click-review does with that check's crafted package:
 #: "refused" (stops with an ERROR line), "error", "warning" or "pass".

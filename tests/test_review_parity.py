@@ -25,11 +25,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import CLICK_REVIEW
 from deadlines import seconds
 from review_apps import APPS
+from review_cases import CASES, FRAMEWORKS_DIR
 from review_craft import craft
-from test_review import CASES, FRAMEWORKS_DIR
-from test_review_oracle import CLICK_REVIEW
 
 from click_build.review import CHECKS, Finding, review_package
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
 from doc_pages import page_blocks
-from test_templates import new, project_of
+from templates_support import new, project_of
 
 from click_build.run.launcher import expand_exec
 
@@ -474,7 +474,7 @@ def test_template_app_shows_its_window(public_tmp: Path, display: str, kind: str
 @pytest.mark.slow
 def test_translated_app_shows_its_german_title(public_tmp: Path, display: str) -> None:
     """LANGUAGE passes through, and the launcher's APP_DIR finds share/locale."""
-    from test_i18n import translate
+    from i18n_support import translate
 
     new(public_tmp / "src", "qml", {"title": "Tea Timer", "namespace": "jane"})
     project = project_of(public_tmp / "src")

@@ -14,11 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, need, run
+from conftest import Cli, assert_clean_error, need, run
 from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
     NO_SYSTEM_KEYS,
     TAMPERS,
-    Cli,
     Keys,
     ar_extract,
     ar_names,

@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, Cli
 from signing import NO_SYSTEM_KEYS, Keys, keys, sign, unsigned_click  # noqa: F401
-from test_review_cli import Cli
 from user_env import shell_blocks
 
 

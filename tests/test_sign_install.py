@@ -11,12 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error
+from conftest import Cli, assert_clean_error
 from install_support import check_invariants, make_env, tree_snapshot
 from signing import (  # noqa: F401  (keys: fixture)
     APP_MANIFEST,
     TAMPERS,
-    Cli,
     Keys,
     build_app,
     keys,

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error, need, run
+from conftest import Cli, assert_clean_error, need, run
 from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
-    Cli,
     Keys,
     install_policy,
     keys,

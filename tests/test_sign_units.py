@@ -10,12 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean_error
+from conftest import Cli, assert_clean_error
 from deadlines import seconds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
-    Cli,
     Keys,
     build_app,
     gpg,

@@ -12,69 +12,25 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
-from terminal import Terminal
+from templates_support import (
+    ANSWER_SETS,
+    KINDS,
+    UNUSUAL,
+    answer_on_terminal,
+    answers_for,
+    new,
+    project_of,
+    run_qml_tests,
+    source_manifest,
+    source_version,
+)
 
 from click_build import __version__
 from click_build.new import answer_problems, list_templates
 from click_build.template_jinja import apparmor_policy_version
 
-KINDS = [t.kind for t in list_templates()]
-
-DEFAULTS: dict[str, str] = {}
-UNUSUAL = {
-    "title": 'Café «Ünïcødé» 日本語 "quoted" \\ <b>&amp; 🙂',
-    "app_name": "a-very-long-app-name-with-many-words-2024",
-    "namespace": "org.example.some-very-long.developer-namespace",
-    "description": "Ça marche: <tags> & \"quotes\" \\ too @HOME@ ${HOME} @",
-    "maintainer_name": "Zoë O'Brien-Łukasiewicz",
-    "maintainer_email": "zoe.obrien+apps@mail.example.org",
-    "version": "2:1.0~rc1+git20240101-3",
-    "framework": "ubuntu-sdk-20.04",
-}
-ANSWER_SETS = {"defaults": DEFAULTS, "unusual": UNUSUAL}
-#: The python template keeps the version in [project].version: it must be PEP 440 too.
-PYTHON_UNUSUAL_VERSION = "2024.12.1rc3"
-
-
-def answers_for(kind: str, label: str) -> dict[str, str]:
-    answers = dict(ANSWER_SETS[label])
-    if kind == "python" and "version" in answers:
-        answers["version"] = PYTHON_UNUSUAL_VERSION
-    if kind == "cpp" and "framework" in answers:
-        # C++ compiled on this machine links its Qt 5.15: that is 24.04's Qt.
-        # 20.04 (Qt 5.12) is covered by test_cpp_project_builds_with_plain_cmake.
-        answers["framework"] = "ubuntu-touch-24.04-1.x"
-    return answers
-
-
-def source_manifest(project: Path) -> dict[str, object]:
-    """manifest.json, or the cpp template's manifest.json.in (CMake completes it)."""
-    for name in ("manifest.json", "manifest.json.in"):
-        if (project / name).is_file():
-            return json.loads((project / name).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-    raise AssertionError(f"{project} has no manifest")
-
-
-def source_version(project: Path) -> str:
-    """The version the project declares: its manifest, or [project] for python."""
-    manifest = source_manifest(project)
-    if "version" in manifest:
-        return str(manifest["version"])
-    return str(tomllib.loads((project / "pyproject.toml").read_text())["project"]["version"])
 #: Files of the project that are not part of the app (left out of the package).
 NOT_IN_PACKAGE = ["pyproject.toml", "README.md", "po", "tests"]
-
-
-def new(out: Path, kind: str, answers: dict[str, str], *extra: str,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
-    sets = [a for key, value in answers.items() for a in ("--set", f"{key}={value}")]
-    return run([*CLICK_BUILD, "new", kind, "--no-input", "-o", str(out), *sets, *extra],
-               check=check)
-
-
-def project_of(out: Path) -> Path:
-    (project,) = [p for p in out.iterdir() if p.is_dir()]
-    return project
 
 
 @pytest.fixture(scope="module")
@@ -240,18 +196,6 @@ def test_core_build_passes_the_original_click_verify(
     assert "pyproject.toml" not in contents and "./tests/" not in contents
 
 
-def _xvfb_env() -> dict[str, str]:
-    env = {"XDG_RUNTIME_DIR": "", "QT_QPA_PLATFORM": "xcb"}
-    return {k: v for k, v in env.items() if v}
-
-
-def run_qml_tests(project: Path) -> subprocess.CompletedProcess[str]:
-    """qmltestrunner on the project's tests/ under Xvfb (software OpenGL)."""
-    return run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
-                need("qmltestrunner"), "-input", "tests"], cwd=project,
-               env={**_xvfb_env(), "LIBGL_ALWAYS_SOFTWARE": "1"})
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("kind", "label"), [c for c in CASES if c[0] in ("qml", "python")])
 def test_qml_app_runs_its_own_tests_with_lomiri_components(
@@ -406,17 +350,6 @@ def test_questions_need_a_terminal(tmp_path: Path) -> None:
                             stdin=subprocess.DEVNULL, capture_output=True, text=True)
     assert_clean_error(result, "--no-input")
     assert list(tmp_path.iterdir()) == []
-
-
-def answer_on_terminal(args: list[str], answers: list[str]) -> int:
-    """Run ``click-build ARGS`` on a pseudo-terminal, typing one answer per prompt;
-    its exit status."""
-    with Terminal([*CLICK_BUILD, *args]) as terminal:
-        for answer in answers:
-            terminal.read_until(lambda shown: shown.rstrip().endswith((b":", b")")))
-            terminal.type(answer.encode() + b"\r")
-        terminal.read_to_end()
-        return terminal.wait()
 
 
 def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:

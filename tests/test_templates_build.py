@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, ROOT, need, run
-from test_templates import (
+from conftest import CLICK_BUILD, CLICK_REVIEW, need, run
+from templates_support import (
     ANSWER_SETS,
     KINDS,
     UNUSUAL,
@@ -25,8 +25,6 @@ from test_templates import (
 )
 from xdisplay import showing
 
-#: The app stores' own review tool (click-reviewers-tools), put there by scripts/setup.
-CLICK_REVIEW = ROOT / ".venv-review" / "bin" / "click-review"
 #: Python and CMake builds compile or install real things: mark them slow.
 SLOW_KINDS = {"python", "cpp"}
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, ROOT, assert_clean_error, run
+from templates_support import KINDS, answer_on_terminal, new, project_of, source_manifest
 from terminal import Terminal
-from test_templates import KINDS, answer_on_terminal, new, project_of, source_manifest
 
 #: Template syntax, template injection that would reach Python, shell syntax.
 PAYLOADS = {

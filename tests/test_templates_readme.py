@@ -10,12 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_templates import KINDS
+from templates_support import KINDS, section
 from user_env import UserEnv, shell_blocks, user_env  # noqa: F401  (the fixture)
-
-
-def section(readme: str, title: str) -> str:
-    return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
 @pytest.fixture

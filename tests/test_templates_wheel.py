@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_templates import KINDS
+from templates_support import KINDS
 from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
 
 
