@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conftest import CLICK_BUILD, need, run
 from terminal import Terminal
+from xdisplay import private_display
 
 from click_build.new import list_templates
 
@@ -71,16 +72,12 @@ def project_of(out: Path) -> Path:
     return project
 
 
-def _xvfb_env() -> dict[str, str]:
-    env = {"XDG_RUNTIME_DIR": "", "QT_QPA_PLATFORM": "xcb"}
-    return {k: v for k, v in env.items() if v}
-
-
 def run_qml_tests(project: Path) -> subprocess.CompletedProcess[str]:
-    """qmltestrunner on the project's tests/ under Xvfb (software OpenGL)."""
-    return run([need("xvfb-run"), "-a", "-s", "-screen 0 1024x768x24",
-                need("qmltestrunner"), "-input", "tests"], cwd=project,
-               env={**_xvfb_env(), "LIBGL_ALWAYS_SOFTWARE": "1"})
+    """qmltestrunner on the project's tests/ on a private Xvfb (software OpenGL)."""
+    with private_display() as display:
+        return run([need("qmltestrunner"), "-input", "tests"], cwd=project,
+                   env={"DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
+                        "LIBGL_ALWAYS_SOFTWARE": "1"})
 
 
 def answer_on_terminal(args: list[str], answers: list[str]) -> int:
