@@ -52,23 +52,13 @@ def _die_of_sigpipe() -> NoReturn:
 
 
 def _print_dir(which: str) -> int:
-    """Print where the data package ``click_build.<which>`` lives.
+    """Print where the data package ``click_build.<which>`` lives."""
+    from .resources import data_dir
 
-    Asked of the import system rather than derived from ``__file__``: a wheel
-    holds ``click_build/cmake``, an editable install maps the package to the
-    source tree's top-level ``cmake/`` (and ``templates/``).
-    """
-    from importlib.util import find_spec
-
-    spec = find_spec(f"click_build.{which}")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if os.path.isfile(os.path.join(checkout, "pyproject.toml")):
-        locations.append(os.path.join(checkout, which))  # run from a source checkout
-    for location in locations:
-        if os.path.isdir(location):
-            print(location)
-            return 0
+    location = data_dir(which)
+    if location is not None:
+        print(location)
+        return 0
     sys.stderr.write(
         f"{PROG}: error: click_build.{which} is missing from this installation; "
         "reinstall click-build\n"

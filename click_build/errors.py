@@ -21,6 +21,7 @@ __all__ = [
     "PackageError",
     "RunError",
     "SignatureError",
+    "SysrootError",
 ]
 
 
@@ -84,3 +85,7 @@ class RunError(ClickError):
 
 class DeviceError(ClickError):
     """A phone cannot be reached or refused a step (``click-build device``)."""
+
+
+class SysrootError(ClickError):
+    """A target root file system cannot be made or used (``click-build sysroot``)."""
