@@ -159,15 +159,22 @@ def remove(stored: Stored, cache: Path | None = None) -> None:
         shutil.rmtree(trash)
 
 
-def toolchain_for(stored: Stored, compiler: str = "auto") -> Path:
+def toolchain_for(stored: Stored, compiler: str = "auto", qt_tools: str = "auto") -> Path:
     """Write the root's CMake toolchain file again (the host's compilers and Qt may
-    have changed since) and return it."""
+    have changed since) and return it: in the root's folder, or, when that is not
+    yours (a root another user made), in your own cache."""
     from .toolchain import write_toolchain
 
     profile = profile_for(stored.get("framework"), stored.get("arch"), stored.get("profile"))
     name = "toolchain.cmake" if compiler == "auto" else f"toolchain-{compiler}.cmake"
-    path, choices = write_toolchain(stored.folder, stored.root, profile.arch, profile.processor,
-                                    profile.qemu, stored.get("label"), compiler, name)
+    if qt_tools != "auto":
+        name = name.replace(".cmake", f"-{qt_tools}-qt.cmake")
+    folder = stored.folder
+    if not os.access(folder, os.W_OK):
+        folder = cache_home() / ".toolchains" / stored.ident
+        folder.mkdir(parents=True, exist_ok=True)
+    path, choices = write_toolchain(folder, stored.root, profile.arch, profile.processor,
+                                    profile.qemu, stored.get("label"), compiler, name, qt_tools)
     if choices.qemu is None:
         _console.warn(f"{profile.qemu} is not installed: ctest cannot run the root's programs "
                       "(install qemu-user-static)")

@@ -75,7 +75,9 @@ class Choices:
     qemu: str | None  # the emulator's path, None when not installed
 
 
-def choose(root: Path, arch: str, qemu: str, compiler: str = "auto") -> Choices:
+def choose(root: Path, arch: str, qemu: str, compiler: str = "auto",
+           qt_tools: str = "auto") -> Choices:
+    """``compiler``: auto, gcc or clang; ``qt_tools``: auto, host or root."""
     triplet = ARCH_TRIPLETS[arch]
     root_glibc = glibc_of(_root_libc(root, triplet) or Path("/nonexistent"))
     cross = _cross_libc(triplet)
@@ -98,6 +100,8 @@ def choose(root: Path, arch: str, qemu: str, compiler: str = "auto") -> Choices:
     why_qt = (f"this machine's Qt is the root's ({root_qt})" if same else
               f"this machine's Qt ({host_qt or 'none'}) is not the root's ({root_qt}): "
               "the root's tools run under qemu")
+    if qt_tools != "auto":
+        same, why_qt = qt_tools == "host", f"{qt_tools}'s, as asked"
     return Choices(compiler, why, same, why_qt, shutil.which(qemu))
 
 
@@ -128,9 +132,9 @@ def emulator(root: Path, arch: str, qemu: str) -> list[str]:
 
 def write_toolchain(folder: Path, root: Path, arch: str, processor: str, qemu: str,
                     label: str, compiler: str = "auto", name: str = "toolchain.cmake",
-                    ) -> tuple[Path, Choices]:
+                    qt_tools: str = "auto") -> tuple[Path, Choices]:
     """Write ``folder/name`` for ``root``; the file and what was chosen."""
-    choices = choose(root, arch, qemu, compiler)
+    choices = choose(root, arch, qemu, compiler, qt_tools)
     qemu_path = choices.qemu or qemu
     qt_bin = Path("/usr/lib/qt5/bin") if choices.host_qt else _wrappers(folder, root, qemu_path)
     cmake_dir = data_dir("cmake") or ""
