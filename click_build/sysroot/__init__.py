@@ -165,7 +165,11 @@ def toolchain_for(stored: Stored, compiler: str = "auto", qt_tools: str = "auto"
     yours (a root another user made), in your own cache."""
     from .toolchain import write_toolchain
 
-    profile = profile_for(stored.get("framework"), stored.get("arch"), stored.get("profile"))
+    from .profiles import ARCHES, processor_for, qemu_for
+
+    arch = stored.get("arch")
+    if arch not in ARCHES:
+        raise SysrootError(f"{stored.folder}: {META} names no architecture of the phone")
     name = "toolchain.cmake" if compiler == "auto" else f"toolchain-{compiler}.cmake"
     if qt_tools != "auto":
         name = name.replace(".cmake", f"-{qt_tools}-qt.cmake")
@@ -173,9 +177,9 @@ def toolchain_for(stored: Stored, compiler: str = "auto", qt_tools: str = "auto"
     if not os.access(folder, os.W_OK):
         folder = cache_home() / ".toolchains" / stored.ident
         folder.mkdir(parents=True, exist_ok=True)
-    path, choices = write_toolchain(folder, stored.root, profile.arch, profile.processor,
-                                    profile.qemu, stored.get("label"), compiler, name, qt_tools)
+    path, choices = write_toolchain(folder, stored.root, arch, processor_for(arch),
+                                    qemu_for(arch), stored.get("label"), compiler, name, qt_tools)
     if choices.qemu is None:
-        _console.warn(f"{profile.qemu} is not installed: ctest cannot run the root's programs "
+        _console.warn(f"{qemu_for(arch)} is not installed: ctest cannot run the root's programs "
                       "(install qemu-user-static)")
     return path

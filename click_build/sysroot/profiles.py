@@ -24,7 +24,8 @@ from ..elf import ARCH_TRIPLETS
 from ..errors import SysrootError
 
 __all__ = ["ARCHES", "ARCHIVES", "FAMILIES", "Archive", "Family", "Profile", "Source",
-           "base_framework", "check_packages", "mirror_url", "profile_for"]
+           "base_framework", "check_packages", "mirror_url", "processor_for", "profile_for",
+           "qemu_for"]
 
 #: The phone's architectures (Ubuntu's ports archive has no others).
 ARCHES = ("arm64", "armhf")
@@ -131,12 +132,12 @@ class Profile:
     @property
     def qemu(self) -> str:
         """The qemu user-mode emulator that runs this architecture's programs."""
-        return f"qemu-{_QEMU[self.arch]}-static"
+        return qemu_for(self.arch)
 
     @property
     def processor(self) -> str:
         """``CMAKE_SYSTEM_PROCESSOR``."""
-        return _PROCESSOR[self.arch]
+        return processor_for(self.arch)
 
     @property
     def approximate(self) -> str:
@@ -150,6 +151,14 @@ class Profile:
         """``debian-12 arm64 (approximate: ...)``: how every message names the root."""
         text = f"{self.name} {self.arch}"
         return f"{text} (approximate: {self.approximate})" if self.approximate else text
+
+
+def qemu_for(arch: str) -> str:
+    return f"qemu-{_QEMU[arch]}-static"
+
+
+def processor_for(arch: str) -> str:
+    return _PROCESSOR[arch]
 
 
 _PACKAGE_NAME = re.compile(r"[a-z0-9][a-z0-9+.-]+")
