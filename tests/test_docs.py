@@ -150,11 +150,26 @@ def home_for(docs_env: UserEnv, scratch: Path, state: Path,
     return Session(env, home, state)
 
 
+#: Pages that make sysroots: they run one after another with the sysroot tests, whose
+#: roots (made once per machine) they use (test_sysroot_build.py).
+SYSROOT_PAGES = {"docs/phone.md"}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=pytest.mark.xdist_group("sysroot")) if p in SYSROOT_PAGES else p
+    for p in PAGES])
 def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
                              public_tmp: Path, display: str) -> None:
     session = home_for(docs_env, public_tmp, tmp_path / "state", display)
+    if page in SYSROOT_PAGES:
+        # The roots the sysroot tests keep (made once per machine, not per run).
+        from test_sysroot_build import test_cache, unreachable_without_roots
+
+        reason = unreachable_without_roots()
+        if reason:
+            pytest.skip(reason)
+        session.env["CLICK_BUILD_SYSROOT_CACHE"] = str(test_cache())
     text = read(page)
     kind = template_kind(page)
     if kind is not None:  # the README as the user gets it, in the new project

@@ -18,7 +18,8 @@ from conftest import CLICK_BUILD, assert_clean_error, need, run
 from signing import Key, Keys, gpg, keys  # noqa: F401
 
 from click_build.errors import SysrootError
-from click_build.sysroot import create, keys as sysroot_keys, profiles
+from click_build.sysroot import create
+from click_build.sysroot import keys as sysroot_keys
 from click_build.sysroot.extract import extract_deb
 from click_build.sysroot.keys import ArchiveKey
 from click_build.sysroot.profiles import Family, Profile, Source

@@ -168,7 +168,7 @@ def _list() -> int:
                      f"{size / 1e6:.0f} MB" if isinstance(size, int) else "?",
                      str(len(installed)) if isinstance(installed, list) else "?",
                      str(s.root)))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    widths = [13, 23, 6, 8, 9]  # fixed, so the header reads the same every time
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
     if any(s.get("approximate") for s in roots):

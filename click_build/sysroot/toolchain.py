@@ -118,8 +118,12 @@ def _wrappers(folder: Path, root: Path, qemu: str) -> Path:
         if not target.exists():
             continue
         script = bin_dir / tool
-        script.write_text(f'#!/bin/sh\nexec "{qemu}" -L "{root}" "{target}" "$@"\n')
-        script.chmod(0o755)
+        text = f'#!/bin/sh\nexec "{qemu}" -L "{root}" "{target}" "$@"\n'
+        if not script.is_file() or script.read_text() != text:
+            part = bin_dir / f".{tool}.{os.getpid()}"
+            part.write_text(text)
+            part.chmod(0o755)
+            os.replace(part, script)
     return bin_dir
 
 
@@ -153,7 +157,13 @@ def write_toolchain(folder: Path, root: Path, arch: str, processor: str, qemu: s
             "# Use: cmake -B build -DCMAKE_TOOLCHAIN_FILE=<this file>", ""]
     head += [f"set({k} {_cmake_text(v)})" for k, v in values.items()]
     path = folder / name
-    part = folder / f".{name}.part"
-    part.write_text("\n".join(head) + "\n\n" + body, encoding="utf-8")
-    os.replace(part, path)
+    text = "\n".join(head) + "\n\n" + body
+    try:
+        same = path.read_text(encoding="utf-8") == text
+    except OSError:
+        same = False
+    if not same:  # unchanged: left alone, so a build reading it never sees it change
+        part = folder / f".{name}.{os.getpid()}.part"
+        part.write_text(text, encoding="utf-8")
+        os.replace(part, path)
     return path, choices
