@@ -25,6 +25,7 @@ __all__ = [
     "dearmor",
     "is_armored",
     "parse_signature",
+    "split_packets",
 ]
 
 HASH_NAMES = {
@@ -117,6 +118,21 @@ def _packet(data: bytes, pos: int) -> tuple[int, int, int]:
     if end > len(data) or start > len(data):
         raise _Bad("a packet is truncated")
     return tag, start, end
+
+
+def split_packets(data: bytes) -> list[tuple[int, int, int, int]]:
+    """(tag, header start, body start, body end) of each packet of ``data``; ValueError
+    when it is not a sequence of whole packets."""
+    out = []
+    pos = 0
+    try:
+        while pos < len(data):
+            tag, start, end = _packet(data, pos)
+            out.append((tag, pos, start, end))
+            pos = end
+    except _Bad as e:
+        raise ValueError(str(e)) from None
+    return out
 
 
 def _subpackets(area: bytes) -> dict[int, bytes]:

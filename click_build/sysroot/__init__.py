@@ -163,9 +163,8 @@ def toolchain_for(stored: Stored, compiler: str = "auto", qt_tools: str = "auto"
     """Write the root's CMake toolchain file again (the host's compilers and Qt may
     have changed since) and return it: in the root's folder, or, when that is not
     yours (a root another user made), in your own cache."""
-    from .toolchain import write_toolchain
-
     from .profiles import ARCHES, processor_for, qemu_for
+    from .toolchain import write_toolchain
 
     arch = stored.get("arch")
     if arch not in ARCHES:

@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SysrootError
-from ..signing.openpgp import dearmor, is_armored
+from ..signing.openpgp import dearmor, is_armored, split_packets
 
 __all__ = ["KEYS", "ArchiveKey", "key_packets", "pinned_keyring", "primary_fingerprints"]
 
 _KEYS_DIR = Path(__file__).resolve().parent / "keys"
-_PUBLIC_KEY, _PUBLIC_SUBKEY = 6, 14
+_PUBLIC_KEY = 6
 
 
 @dataclass(frozen=True)
@@ -82,40 +82,6 @@ KEYS = {
 }
 
 
-def _packets(data: bytes) -> list[tuple[int, bytes, bytes]]:
-    """(tag, header, body) of each packet of a binary keyring."""
-    out = []
-    pos = 0
-    while pos < len(data):
-        ctb = data[pos]
-        if not ctb & 0x80:
-            raise ValueError(f"byte {pos} is not a packet header")
-        if ctb & 0x40:
-            tag = ctb & 0x3F
-            first = data[pos + 1]
-            if first < 192:
-                length, start = first, pos + 2
-            elif first < 224:
-                length, start = ((first - 192) << 8) + data[pos + 2] + 192, pos + 3
-            elif first == 255:
-                length, start = int.from_bytes(data[pos + 2:pos + 6], "big"), pos + 6
-            else:
-                raise ValueError("partial body lengths in a keyring")
-        else:
-            tag = (ctb >> 2) & 0x0F
-            width = {0: 1, 1: 2, 2: 4}.get(ctb & 3)
-            if width is None:
-                raise ValueError("indeterminate packet length in a keyring")
-            length = int.from_bytes(data[pos + 1:pos + 1 + width], "big")
-            start = pos + 1 + width
-        end = start + length
-        if end > len(data):
-            raise ValueError("truncated packet")
-        out.append((tag, data[pos:start], data[start:end]))
-        pos = end
-    return out
-
-
 def _fingerprint(body: bytes) -> str:
     if not body or body[0] != 4:
         return ""  # v3 keys have no SHA-1 fingerprint; none is pinned
@@ -128,15 +94,15 @@ def key_packets(data: bytes, what: str) -> list[tuple[str, bytes]]:
     if is_armored(data[:64]):
         data = dearmor(data, what)
     try:
-        packets = _packets(data)
-    except (ValueError, IndexError) as e:
+        packets = split_packets(data)
+    except ValueError as e:
         raise SysrootError(f"{what} is not an OpenPGP keyring ({e})") from None
     keys: list[tuple[str, bytearray]] = []
-    for tag, header, body in packets:
+    for tag, header, start, end in packets:
         if tag == _PUBLIC_KEY:
-            keys.append((_fingerprint(body), bytearray()))
+            keys.append((_fingerprint(data[start:end]), bytearray()))
         if keys:
-            keys[-1][1].extend(header + body)
+            keys[-1][1].extend(data[header:end])
     return [(fpr, bytes(raw)) for fpr, raw in keys]
 
 
