@@ -95,6 +95,23 @@ def test_bench_review(tmp_path: Path) -> None:
     assert "review / read" in proc.stdout
 
 
+@pytest.mark.xdist_group("sysroot")
+def test_bench_sysroot(tmp_path: Path) -> None:
+    """On the suite's Debian root (made once per machine): disk and one warm build each."""
+    from test_sysroot_build import test_cache, unreachable_without_roots
+
+    reason = unreachable_without_roots()
+    if reason:
+        pytest.skip(reason)
+    env = {**os.environ, "CLICK_BUILD_SYSROOT_CACHE": str(test_cache())}
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_sysroot.py"), "--quick",
+                           "--keep", str(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=seconds(900))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"Disk: the root \d+ MB", proc.stdout)
+    assert re.search(r"warm build, arm64 / host +\d+\.\d\dx", proc.stdout)
+
+
 def test_profile_build(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(BENCH / "profile_build.py"), "--tree", "quick",
                            "--keep", str(tmp_path)], capture_output=True, text=True, timeout=seconds(300))
