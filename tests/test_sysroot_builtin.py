@@ -279,3 +279,45 @@ def test_zstd_packages_need_zstandard_and_say_so(tmp_path: Path) -> None:
     else:
         list(extract_deb(zstd, root))
         assert (root / "usr/share/z/file").read_text() == "zstd inside"
+
+
+_PATCHED_CLI = """
+import sys
+from click_build.sysroot import keys, profiles
+from click_build.sysroot.profiles import Family, Source
+keys.KEYS["debian"] = keys.ArchiveKey("debian", (sys.argv[1],), None,
+                                      "CLICK_BUILD_KEYRING_DEBIAN")
+profiles.FAMILIES["debian-12"] = Family("debian-12", "ubuntu-touch-24.04-1.x",
+    (Source("debian", ("bookworm",), ("main",)),), ("libfoo-dev",))
+from click_build.cli import run
+sys.argv[1:2] = []
+run()
+"""
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_shows_on_a_terminal_unless_quiet(tmp_path: Path, pinned: Key,
+                                                   quiet: bool) -> None:
+    from terminal import Terminal
+
+    mirror = small_archive(tmp_path / "mirror", pinned)
+    env = {**os.environ, "CLICK_BUILD_SYSROOT_CACHE": str(tmp_path / "cache"),
+           "CLICK_BUILD_KEYRING_DEBIAN": str(pinned.keyring),
+           "CLICK_BUILD_MIRROR_DEBIAN": f"file://{mirror}"}
+    argv = [CLICK_BUILD[0], "-c", _PATCHED_CLI, pinned.fingerprint, *(["-q"] if quiet else []),
+            "sysroot", "create", "--profile", "debian-12", "--method", "builtin"]
+    with Terminal(argv, env) as terminal:
+        shown = terminal.read_to_end().decode()
+        assert terminal.wait() == 0, shown
+    root = next((tmp_path / "cache").glob("debian-12-arm64-*/root"))
+    if quiet:
+        assert shown.strip() == str(root)
+    else:
+        assert "[4/4] downloading 4 packages for debian-12 arm64" in shown
+        assert "[4/4] unpacking into" in shown
+        assert "Made debian-12 arm64: 4 packages, " in shown
+    # not a terminal: no progress, only the note on stderr
+    again = subprocess.run([*argv[:4], "sysroot", "update", "--profile", "debian-12",
+                            "--method", "builtin"], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "downloading" not in again.stderr and again.stdout.strip() == str(root)
