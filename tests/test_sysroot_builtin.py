@@ -321,3 +321,30 @@ def test_progress_shows_on_a_terminal_unless_quiet(tmp_path: Path, pinned: Key,
                             "--method", "builtin"], env=env, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert "downloading" not in again.stderr and again.stdout.strip() == str(root)
+
+
+def test_bundle_names_the_shared_libraries_of_a_projects_packages(
+        tmp_path: Path, pinned: Key, capsys: pytest.CaptureFixture[str]) -> None:
+    """[tool.click-build.sysroot] bundle: the libraries a project's own packages ship, not
+    what the framework (the profile's packages) provides."""
+    from click_build.sysroot.bundle import bundled_libraries
+
+    base = tmp_path / "mirror"
+    mirror = archive(base, pinned, [
+        deb(base, "libc6", files={"lib/aarch64-linux-gnu/libc.so.6": "libc"}),
+        deb(base, "libfoo1", depends="libc6",
+            files={"usr/lib/aarch64-linux-gnu/libfoo.so.1": "foo"}),
+        deb(base, "libbar1", depends="libc6",
+            files={"usr/lib/aarch64-linux-gnu/libbar.so.1.2": "bar",
+                   "usr/lib/aarch64-linux-gnu/bar/plugin.so": "a plugin, not a library",
+                   "usr/share/bar/data.txt": "data"},
+            links={"usr/lib/aarch64-linux-gnu/libbar.so.1": "libbar.so.1.2"}),
+    ])
+    wanted = Profile(profile("libfoo1").family, "arm64", ("libbar1",))
+    stored = create(wanted, {"debian": f"file://{mirror}"}, tmp_path / "cache", method="builtin")
+    lib = stored.root / "usr/lib/aarch64-linux-gnu"
+    assert bundled_libraries(stored, ["libbar1"]) == [lib / "libbar.so.1", lib / "libbar.so.1.2"]
+    assert bundled_libraries(stored, ["libfoo1"]) == []
+    assert "bundle: libfoo1 is part of the framework's root" in capsys.readouterr().err
+    with pytest.raises(SysrootError, match="bundle: libnone is not in the test-12 arm64 root"):
+        bundled_libraries(stored, ["libnone"])

@@ -101,7 +101,7 @@ def _build(profile: Profile, urls: dict[str, str], cache: Path, ident: str,
     meta = {
         "profile": profile.name, "framework": profile.framework, "arch": profile.arch,
         "label": profile.label, "approximate": profile.approximate,
-        "packages": list(profile.packages),
+        "packages": list(profile.packages), "extra_packages": list(profile.extra_packages),
         "installed": [[n, v] for n, v in sorted(installed)],
         "sources": [{"url": urls[s.archive], "suites": list(s.suites),
                      "components": list(s.components)} for s in profile.sources],
