@@ -71,7 +71,10 @@ def size_of(path: Path) -> int:
 
 def build(project: Path, folder: Path, cache: Path, toolchain: Path | None) -> float:
     shutil.rmtree(folder, ignore_errors=True)
-    extra = [f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"] if toolchain else []
+    cmake_dir = subprocess.run([*CLI, "--cmake-dir"], capture_output=True, text=True,
+                               env=env_with(cache), check=True).stdout.strip()
+    extra = [f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"] if toolchain else [
+        f"-DClickBuild_DIR={cmake_dir}"]  # the toolchain file names it for the target
     env = {**env_with(cache), "CCACHE_DISABLE": "1"}
     start = time.monotonic()
     for cmd in (["cmake", "-S", str(project), "-B", str(folder), "-G", "Ninja", *extra],

@@ -173,7 +173,7 @@ def _list() -> int:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
     if any(s.get("approximate") for s in roots):
         print("* approximate: a stand-in for the phone's system (see 'click-build sysroot "
-              "create --help')")
+              "--help')")
     return 0
 
 
