@@ -42,6 +42,7 @@ CMAKE_FILES = {
     "ClickBuildConfigVersion.cmake",
     "ClickBuildFinalize.cmake",
     "ClickBuildSetup.cmake",
+    "ClickBuildSysroot.cmake",  # the body of click-build sysroot's toolchain files
     "ClickPackage.cmake",
 }
 
