@@ -27,15 +27,33 @@ function(_click_builds_binaries out)
   set(${out} FALSE PARENT_SCOPE)
 endfunction()
 
+# 'all' says the package holds no compiled code: refused when the project builds
+# executables or libraries (enabled languages alone compile nothing: Clickable's QML-only
+# template names C and CXX), with the reason of the 'all' and its fix.
 function(_click_check_architecture)
-  _click_compiles(compiles)
-  if(compiles AND CLICK_ARCH STREQUAL "all" AND "$CACHE{_CLICK_ARCH_AUTO}" STREQUAL "all")
-    message(FATAL_ERROR
-      "ClickBuild: CLICK_ARCH became 'all' because no language was enabled when "
-      "ClickBuild was loaded, but the project compiles code. Fix: call "
-      "find_package(ClickBuild) after project(... CXX) or enable_language(), or pass "
-      "-DCLICK_ARCH=<architecture>")
+  _click_builds_binaries(binaries)
+  if(binaries AND CLICK_ARCH STREQUAL "all")
+    set(source "$CACHE{_CLICK_ARCH_SOURCE}")
+    if(source STREQUAL "nothing compiled")
+      message(FATAL_ERROR
+        "ClickBuild: CLICK_ARCH became 'all' because no language was enabled when "
+        "ClickBuild was loaded, but the project builds executables or libraries. Fix: call "
+        "find_package(ClickBuild) after project(... CXX) or enable_language(), or pass "
+        "-DCLICK_ARCH=<architecture>")
+    elseif(source STREQUAL "environment")
+      message(FATAL_ERROR
+        "ClickBuild: CLICK_ARCH is 'all' (no compiled code), from $CACHE{_CLICK_ARCH_FROM} "
+        "(Clickable sets ARCH=all for QML-only and Python apps), but the project builds "
+        "executables or libraries. Fix: unset ARCH and ARCH_TRIPLET, or set ARCH to the "
+        "architecture the code is built for, or pass -DCLICK_ARCH=<architecture>")
+    else()
+      message(FATAL_ERROR
+        "ClickBuild: CLICK_ARCH is 'all' (no compiled code), but the project builds "
+        "executables or libraries. Fix: pass the architecture they are built for, "
+        "-DCLICK_ARCH=<architecture>, or leave CLICK_ARCH out")
+    endif()
   endif()
+  _click_compiles(compiles)
   if(compiles AND NOT "${CLICK_ARCH_TRIPLET}" STREQUAL ""
      AND NOT "${CMAKE_LIBRARY_ARCHITECTURE}" STREQUAL ""
      AND NOT CLICK_ARCH_TRIPLET STREQUAL CMAKE_LIBRARY_ARCHITECTURE)
@@ -259,8 +277,8 @@ function(_click_finalize_manifest hook_args apparmor_args package_file from_elf)
     string(JSON ${key} GET "${summary}" ${key})
   endforeach()
   if(NOT architecture STREQUAL arch AND NOT architecture STREQUAL "multi")
-    _click_compiles(compiles)
-    if(compiles)
+    _click_builds_binaries(binaries)
+    if(binaries)
       message(WARNING
         "ClickBuild: the manifest says architecture '${architecture}', but this build "
         "compiles for ${CLICK_ARCH}. Fix: write \"architecture\": \"@CLICK_ARCH@\" in "

@@ -181,8 +181,57 @@ def test_languages_enabled_after_loading_are_caught(tmp_path: Path) -> None:
     result = configure(src, tmp_path / "build", check=False)
     assert result.returncode != 0
     assert ("CLICK_ARCH became 'all' because no language was enabled when ClickBuild was "
-            "loaded, but the project compiles code. Fix: call find_package(ClickBuild) after "
-            "project(... CXX)") in flat(result.stderr)
+            "loaded, but the project builds executables or libraries. Fix: call "
+            "find_package(ClickBuild) after project(... CXX)") in flat(result.stderr)
+
+
+# ------------------------------------------------ Clickable's environment (issue 27)
+
+#: What Clickable exports for a QML-only app (its pure-QML builders), by its docs' names.
+CLICKABLE_ALL = {"ARCH": "all", "ARCH_TRIPLET": "all", "CLICK_FRAMEWORK": "ubuntu-sdk-20.04",
+                 "SDK_FRAMEWORK": "ubuntu-sdk-20.04", "CLICK_FRAMEWORK_BASE": "20.04",
+                 "APPARMOR_POLICY": "20.04"}
+
+
+def test_clickables_arch_all_configures_a_qml_app_that_names_c_and_cxx(tmp_path: Path) -> None:
+    """project(... C CXX) enables compilers but builds nothing: ARCH=all is right, and the
+    status says it came from the environment; ARCH_TRIPLET=all is no triplet."""
+    body = f"""{LOAD}
+install(FILES Main.qml icon.svg DESTINATION ${{CLICK_INSTALL_DATADIR}})
+click_manifest(NAME qmlapp.example TITLE "QML app" DESCRIPTION "A QML app for the tests"
+               MAINTAINER "Jane Doe <jane@example.com>"
+               ICON icon.svg)
+click_add_hook(qmlapp DESKTOP qmlapp.desktop APPARMOR qmlapp.apparmor)
+click_package()
+"""
+    src = qml_app(tmp_path / "app", body, project="project(qmlapp VERSION 1.0 LANGUAGES C CXX)")
+    result = configure(src, tmp_path / "build", env=CLICKABLE_ALL)
+    status = flat(result.stdout)
+    assert "ClickBuild: architecture all, from the ARCH environment variable" in status
+    assert ("ClickBuild: framework ubuntu-sdk-20.04, from the CLICK_FRAMEWORK environment "
+            "variable") in status
+    values = cache(tmp_path / "build")
+    assert arch(values) == ("all", "")
+    assert values["CLICK_INSTALL_LIBDIR"] == "lib"  # not lib/all
+    assert "-> qmlapp.example_1.0_all.click" in status
+    click = build(tmp_path / "build", env=CLICKABLE_ALL)
+    assert "Successfully built package" in click.stdout
+    package = only_click(tmp_path / "build")
+    assert control_field(package, "Architecture") == "all"
+
+
+@pytest.mark.parametrize("env", [{"ARCH": "all"}, {"ARCH_TRIPLET": "all"}])
+def test_arch_all_with_compiled_code_names_the_variable(tmp_path: Path,
+                                                          env: dict[str, str]) -> None:
+    src = qml_app(tmp_path / "app", f"{LOAD}\nadd_executable(hello main.cpp)\n{PACKAGE}",
+                  project=CXX, files={"main.cpp": "int main() { return 0; }\n"})
+    result = configure(src, tmp_path / "build", env=env, check=False)
+    assert result.returncode != 0
+    var = next(iter(env))
+    assert (f"CLICK_ARCH is 'all' (no compiled code), from the {var} environment variable "
+            "(Clickable sets ARCH=all for QML-only and Python apps), but the project builds "
+            "executables or libraries. Fix: unset ARCH and ARCH_TRIPLET") in flat(result.stderr)
+    assert "no language was enabled" not in result.stderr
 
 
 def test_an_architecture_the_compiler_does_not_build_for_is_flagged(tmp_path: Path) -> None:
@@ -247,3 +296,13 @@ def test_the_sysroot_toolchain_of_the_page(tmp_path: Path) -> None:
     build(binary)
     run(["dpkg-deb", "-x", str(only_click(binary)), str(tmp_path / "x")])
     assert elf_machine(tmp_path / "x" / "lib/aarch64-linux-gnu/bin/hello") == 183
+
+
+def test_an_all_of_your_own_with_compiled_code_is_refused(tmp_path: Path) -> None:
+    src = qml_app(tmp_path / "app", f"{LOAD}\nadd_executable(hello main.cpp)\n{PACKAGE}",
+                  project=CXX, files={"main.cpp": "int main() { return 0; }\n"})
+    result = configure(src, tmp_path / "build", "-DCLICK_ARCH=all", check=False)
+    assert result.returncode != 0
+    assert ("CLICK_ARCH is 'all' (no compiled code), but the project builds executables or "
+            "libraries. Fix: pass the architecture they are built for, "
+            "-DCLICK_ARCH=<architecture>, or leave CLICK_ARCH out") in flat(result.stderr)
