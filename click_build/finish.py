@@ -62,14 +62,18 @@ __all__ = [
     "Finished",
     "Prepared",
     "Target",
+    "architecture_declaration",
     "check_hooks",
     "check_tree",
     "choose_framework",
     "decide_architecture",
     "declared_architecture",
+    "environment_architecture",
+    "environment_framework",
     "finish",
     "prepare",
     "review_built",
+    "tell",
 ]
 
 #: ``errors``: review errors fail the build (the default, as Clickable);
@@ -132,9 +136,9 @@ def choose_framework(explicit: str, manifest_value: object, label: str,
     """The framework a build is for: the explicit one, else the manifest's.
 
     A manifest that leaves it to the build (``@CLICK_FRAMEWORK@``) takes the
-    explicit value, then ``$SDK_FRAMEWORK``/``$CLICK_FRAMEWORK`` (what the
-    existing tooling exports), then the templates' default; an empty one stays
-    empty when nothing names a framework (the original builds such packages).
+    explicit value, then ``$CLICK_FRAMEWORK``/``$SDK_FRAMEWORK`` (what Clickable
+    exports; :func:`environment_framework`), then the templates' default; an empty
+    one stays empty when nothing names a framework (the original builds such packages).
     """
     concrete = None
     if isinstance(manifest_value, str) and not is_placeholder(manifest_value,
@@ -150,18 +154,44 @@ def choose_framework(explicit: str, manifest_value: object, label: str,
         return framework_facts(explicit)
     if concrete is not None:
         return framework_facts(concrete)
-    for var in ("SDK_FRAMEWORK", "CLICK_FRAMEWORK"):
-        value = os.environ.get(var, "").strip()
-        if value:
-            _check_framework_name(value, f"environment: {var}")
-            return framework_facts(value)
+    found = environment_framework()
+    if found is not None:
+        value, var = found
+        tell(f"* {label}: framework {value}, from the environment ({var}, as Clickable "
+             "sets it)")
+        return framework_facts(value)
     if isinstance(manifest_value, str) and not manifest_value.strip():
         return framework_facts("")  # "": no framework, as the original allows
     if manifest_value is not None:  # a placeholder; a missing field is the manifest's error
-        _console.info(f"* {label}: the framework is left to the build; using "
-                      f"{DEFAULT_FRAMEWORK} (set it in the manifest, [tool.click-build] "
-                      "framework or $SDK_FRAMEWORK)")
+        tell(f"* {label}: the framework is left to the build; using {DEFAULT_FRAMEWORK} (set "
+             "it in the manifest, [tool.click-build] framework or $CLICK_FRAMEWORK)")
     return framework_facts(DEFAULT_FRAMEWORK)
+
+
+#: The variables Clickable sets for the framework, in the order they are read
+#: (``SDK_FRAMEWORK`` is its older name for ``CLICK_FRAMEWORK``).
+FRAMEWORK_VARIABLES = ("CLICK_FRAMEWORK", "SDK_FRAMEWORK")
+
+
+def environment_framework() -> tuple[str, str] | None:
+    """The framework the environment names, and the variable that names it."""
+    for var in FRAMEWORK_VARIABLES:
+        value = os.environ.get(var, "").strip()
+        if value:
+            _check_framework_name(value, f"environment: {var}")
+            return value, var
+    return None
+
+
+_told: set[str] = set()
+
+
+def tell(message: str) -> None:
+    """Print a line about a choice once per process: the backend makes its choices
+    before staging, and the finishing stage makes them again."""
+    if message not in _told:
+        _told.add(message)
+        _console.info(message)
 
 
 def _check_framework_name(value: str, where: str) -> None:
@@ -194,8 +224,17 @@ def _check_architecture_names(value: Arch, where: str) -> None:
 
 
 def declared_architecture(explicit: object, manifest_value: object, label: str,
-                          origin: str = "settings") -> Arch | None:
-    """The architecture declared by a setting or the manifest; None leaves it to the build."""
+                          origin: str = "settings", environ: bool = True) -> Arch | None:
+    """The architecture declared by a setting, the manifest or (``environ``) the
+    environment (:func:`environment_architecture`); None leaves it to the build."""
+    return architecture_declaration(explicit, manifest_value, label, origin, environ)[0]
+
+
+def architecture_declaration(explicit: object, manifest_value: object, label: str,
+                             origin: str = "settings",
+                             environ: bool = True) -> tuple[Arch | None, str]:
+    """:func:`declared_architecture`, and the environment variable that declared it ("" when
+    a setting or the manifest did, or nothing)."""
     setting = _concrete_architecture(explicit)
     if setting is not None:
         _check_architecture_names(setting, f"{origin}.architecture")
@@ -205,11 +244,51 @@ def declared_architecture(explicit: object, manifest_value: object, label: str,
             f"{origin}.architecture {setting!r} differs from {label}: architecture "
             f"{from_manifest!r}; remove one of them, or write \"architecture\": "
             f"\"@CLICK_ARCH@\" in {label} to choose it at build time")
-    return setting if setting is not None else from_manifest
+    if setting is not None or from_manifest is not None:
+        return (setting if setting is not None else from_manifest), ""
+    found = environment_architecture() if environ else None
+    if found is None:
+        return None, ""
+    value, var = found
+    tell(f"* {label}: architecture {value}, from the environment ({var}, as Clickable "
+         "sets it)")
+    return value, var
+
+
+#: What the environment may say for the package's architecture: Debian's names, and the
+#: processor names of ``uname -m`` that have one meaning (as ClickBuild maps them).
+_ENV_ARCHES = {**{a: a for a in ARCH_TRIPLETS}, "all": "all", "x86_64": "amd64",
+               "aarch64": "arm64"}
+
+
+def environment_architecture() -> tuple[str, str] | None:
+    """The architecture the environment names (Clickable's ``ARCH``, else the one of its
+    ``ARCH_TRIPLET``; both are ``all`` for QML-only and Python apps), and the variable."""
+    value = os.environ.get("ARCH", "").strip()
+    if value:
+        arch = _ENV_ARCHES.get(value.lower())
+        if arch is None:
+            raise ConfigError(
+                f"environment: ARCH {value!r} is not 'all' or a Debian architecture such as "
+                "'arm64' (Clickable sets it to the package's architecture); unset ARCH, or "
+                "declare the architecture in the manifest or [tool.click-build] architecture")
+        return arch, "ARCH"
+    value = os.environ.get("ARCH_TRIPLET", "").strip()
+    if value:
+        by_triplet = {t: a for a, t in ARCH_TRIPLETS.items()}
+        arch = "all" if value == "all" else by_triplet.get(value)
+        if arch is None:
+            raise ConfigError(
+                f"environment: ARCH_TRIPLET {value!r} is not 'all' or a multiarch triplet "
+                "such as 'aarch64-linux-gnu'; unset it, or set ARCH to the package's "
+                "architecture")
+        return arch, "ARCH_TRIPLET"
+    return None
 
 
 def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str,
-                        one: bool = False, code: Mapping[str, ElfInfo] | None = None) -> Arch:
+                        one: bool = False, code: Mapping[str, ElfInfo] | None = None,
+                        env_var: str = "") -> Arch:
     """The package's architecture from what was declared and what was compiled.
 
     The one place that decides it.  An ARM file without a float ABI fits
@@ -219,6 +298,7 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
     that compiled for one architecture and staged another's code), not made
     a fat package.  ``code``: the ELF code among the entries (arcname -> header)
     when the caller has read it already; else their headers are read here.
+    ``env_var``: the environment variable that declared it, named in the refusal.
     """
     if code is None:
         arcname = {e.source: e.arcname for e in entries if e.source}
@@ -250,6 +330,11 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
         if info.arches and not info.arches & allowed:
             said = "'all' (no compiled code)" if declared == "all" else repr(declared)
             fits = "armhf" if "armhf" in info.arches else sorted(info.arches)[0]
+            if env_var:
+                raise BuildError(
+                    f"{where}: architecture is {said}, from the environment ({env_var}), but "
+                    f"{path} is compiled for {info.description}; unset {env_var} to leave the "
+                    f"architecture to the build, or set ARCH={fits}")
             raise BuildError(
                 f"{where}: architecture is {said}, but {path} is compiled for "
                 f"{info.description}; declare {fits!r} or leave the architecture to the build")
@@ -346,6 +431,7 @@ class _Choice(Record):
     declared: Arch | None  # None: the compiled files decide
     guessed: bool  # the manifest holds the route's own guess (see Target)
     replaces: str = ""  # the AppArmor policy of the manifest's framework a rewrite replaced
+    env_var: str = ""  # the environment variable that declared the architecture, if one did
 
 
 def _choose(source: ManifestSource, target: Target) -> _Choice:
@@ -360,9 +446,12 @@ def _choose(source: ManifestSource, target: Target) -> _Choice:
     written = peek.get("architecture")
     guessed = (bool(target.guessed_architecture) and written == target.guessed_architecture
                and _concrete_architecture(target.architecture) is None)
-    declared = declared_architecture(target.architecture, None if guessed else written, label,
-                                     target.origin)
-    return _Choice(facts, declared, guessed, replaces)
+    # A guess of the route's own leaves the architecture to the compiled files, not to the
+    # environment of a later step (the CMake click target runs long after its configure).
+    declared, env_var = architecture_declaration(
+        target.architecture, None if guessed else written, label, target.origin,
+        environ=not guessed)
+    return _Choice(facts, declared, guessed, replaces, env_var)
 
 
 def _render(source: ManifestSource, target: Target, choice: _Choice, final: Arch) -> Manifest:
@@ -408,7 +497,8 @@ def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
     """Steps 1-4 with the architecture decided first (``final``: already decided)."""
     choice = _choose(source, target)
     if final is None:
-        final = decide_architecture(choice.declared, entries, source.label, one=choice.guessed)
+        final = decide_architecture(choice.declared, entries, source.label, one=choice.guessed,
+                                    env_var=choice.env_var)
     manifest = _render(source, target, choice, final)
     for warning in manifest.warnings:
         _console.warn(warning)
@@ -449,7 +539,7 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
 
     def decide(code: dict[str, ElfInfo]) -> tuple[Manifest, int]:
         final = decide_architecture(choice.declared, staged, label, one=choice.guessed,
-                                    code=code)
+                                    code=code, env_var=choice.env_var)
         manifest = first if final == provisional else _render(source, target, choice, final)
         if (manifest.name, manifest.hooks) != (first.name, first.hooks):
             raise _Again(final)

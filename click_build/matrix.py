@@ -188,7 +188,7 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
     Nothing is written unless every target passes the finishing stage's checks
     and the rules together.  A target whose review fails is removed (as a single
     build) and the others are kept; the summary table shows both, then the build
-    fails naming the failed ones.
+    fails naming the removed ones and the files that were written.
     """
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
@@ -197,10 +197,13 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
         p = prepare(plan.source, plan.entries, plan.target, plan.scratch)
         prepared.append((target_label(p.manifest.framework, _arch_word(p)), p))
     check_store_rules(prepared)
-    results = []
+    results: list[Built] = []
     for plan, (label, p) in zip(plans, prepared):
-        path = build_click(p.manifest, p.entries, outdir, manifest_size=p.manifest_size,
-                           level=plan.target.level)
+        try:
+            path = build_click(p.manifest, p.entries, outdir, manifest_size=p.manifest_size,
+                               level=plan.target.level)
+        except ClickError as e:
+            raise BuildError(f"{label}: {e} ({_written(outdir, results)})") from None
         size = os.path.getsize(path)
         try:
             findings = review_built(path, plan.target.review, plan.target.review_switch)
@@ -212,10 +215,26 @@ def build_targets(plans: Sequence[Plan], outdir: str | os.PathLike[str]) -> list
         _console.info(line)
     failed = [b for b in results if b.error]
     if failed:
-        first = failed[0].error
-        raise BuildError(f"{len(failed)} of {len(results)} packages failed the review "
-                         f"({', '.join(b.label for b in failed)}); {failed[0].label}: {first}")
+        mode = plans[0].target.review
+        what = "errors and warnings" if mode == "strict" else "errors"
+        reasons = "; ".join(f"{b.label}: {_reason(b.error)}" for b in failed)
+        raise BuildError(
+            f"{len(failed)} of {len(results)} packages failed the review and "
+            f"{'was' if len(failed) == 1 else 'were'} removed ({reasons}); "
+            f"{_written(outdir, results)}; the stores reject packages with {what}: fix them, "
+            f"or build anyway with {plans[0].target.review_switch}")
     return results
+
+
+def _reason(error: str) -> str:
+    """What a review failure found (\"review: 1 error in NAME.click (listed above)\")."""
+    return error.split(";")[0].removeprefix("review: ")
+
+
+def _written(outdir: str, results: Sequence[Built]) -> str:
+    """Which packages a build for several targets wrote, and kept, so far."""
+    kept = [os.path.join(outdir, os.path.basename(b.path)) for b in results if b.path]
+    return f"written: {', '.join(kept)}" if kept else "no package was written"
 
 
 def summary_table(results: Sequence[Built]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -146,11 +147,28 @@ def test_failing_cmake_is_one_line(tmp_path: Path) -> None:
 
 
 def test_explicit_architecture_must_match_the_code(tmp_path: Path) -> None:
+    """A toolchain file that compiles for this machine, named for another architecture."""
+    project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")
+    other = "arm64" if host_arch() != "arm64" else "amd64"
+    lying = tmp_path / "lying.cmake"
+    lying.write_text(f"set(CMAKE_C_COMPILER {shutil.which('gcc')})\n"
+                     f"set(CMAKE_CXX_COMPILER {shutil.which('g++')})\n")
+    result = pybuild(project, "--wheel", "-C", f"click-build.architecture={other}",
+                     "-C", f"click-build.toolchains.{other}={lying}", check=False)
+    assert_one_error(result, f"architecture is '{other}', but bin/cmake-hello is compiled for "
+                             f"{host_arch()}")
+
+
+def test_another_architecture_without_a_toolchain_is_refused_before_configuring(
+        tmp_path: Path) -> None:
+    """The rule of a build for several targets, for a single one: this machine's compiler
+    builds its own architecture only."""
     project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")
     other = "arm64" if host_arch() != "arm64" else "amd64"
     result = pybuild(project, "--wheel", "-C", f"click-build.architecture={other}", check=False)
-    assert_one_error(result, f"architecture is '{other}', but bin/cmake-hello is compiled for "
-                             f"{host_arch()}")
+    assert_one_error(result, "cannot build on this machine: ", f"/{other} (no toolchain named)",
+                     f"This machine compiles for {host_arch()}")
+    assert not (project / "build").exists()
 
 
 @pytest.mark.oracle

@@ -18,6 +18,7 @@ from backend_helpers import (
     BOTH,
     EXAMPLES,
     MATRIX,
+    PACKAGES,
     POLICY,
     apparmor_policies,
     assert_one_error,
@@ -162,6 +163,52 @@ def test_host_is_refused_for_another_architecture(tmp_path: Path) -> None:
                      "-C", f"click-build.architectures={other}",
                      "-C", "click-build.toolchains.ubuntu-touch-24.04-1.x=host", check=False)
     assert_one_error(result, f"'host' compiles for {host_arch()}, not {other}")
+
+
+@pytest.mark.parametrize("several", [False, True], ids=["single", "several"])
+def test_one_toolchain_rule_for_a_single_build_and_several_targets(tmp_path: Path,
+                                                                   several: bool) -> None:
+    """The same target builds the same way alone and among several: this machine's compiler
+    for its own architecture, said on a line; another architecture refused before CMake."""
+    arch, other = host_arch(), ("arm64" if host_arch() != "arm64" else "amd64")
+    project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")  # framework 20.04
+    target = f"ubuntu-sdk-20.04/{arch}"
+    frameworks = ("-C", "click-build.framework=", "-C",
+                  "click-build.frameworks=ubuntu-sdk-20.04") if several else ()
+    result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), *frameworks)
+    assert f"* {target}: built with this machine's compiler and libraries (no toolchain " \
+           "named" in result.stdout
+    assert (tmp_path / "out" / f"cmake-hello.clickbuild_2.0.1_{arch}.click").is_file()
+    shutil.rmtree(project / "build")
+    key = "architectures" if several else "architecture"
+    refused = pybuild(project, "--wheel", "-o", str(tmp_path / "out2"), *frameworks,
+                      "-C", f"click-build.{key}={other}", check=False)
+    assert_one_error(refused, "cannot build on this machine: ubuntu-sdk-20.04/"
+                     f"{other} (no toolchain named). This machine compiles for {arch}")
+    assert not (project / "build").exists()  # nothing was configured
+    quiet = pybuild(project, "--wheel", "-o", str(tmp_path / "out3"), *frameworks,
+                    "-C", f"click-build.toolchains.{arch}=host")
+    assert "this machine's compiler" not in quiet.stdout  # "host" says so: no line
+
+
+def test_a_failed_target_names_what_was_written(tmp_path: Path) -> None:
+    """One target fails its review (an obsolete framework), the other is written: the error
+    says which was removed and which file is there, not that none was written."""
+    tree = plain_tree(tmp_path, "1.0")
+    out = tmp_path / "out"
+    out.mkdir()
+    result = click_build("build", tree, "--framework", "ubuntu-sdk-15.04,ubuntu-touch-24.04-1.x",
+                         "-o", out, check=False)
+    written = out / "hello-qml.clickbuild_1.0~2404_all.click"
+    error = assert_one_error(
+        result, "1 of 2 packages failed the review and was removed (ubuntu-sdk-15.04/all: 2 "
+        "errors in hello-qml.clickbuild_1.0~1504_all.click", f"written: {written};",
+        "fix them, or build anyway with --no-validate")
+    assert "none was written" not in error
+    assert [p.name for p in out.iterdir()] == [written.name]
+    rows = table_rows(result.stdout)
+    assert rows["ubuntu-sdk-15.04/all"][0] == "(removed)"
+    assert rows["ubuntu-touch-24.04-1.x/all"][0] == written.name
 
 
 # ----------------------------------------------------------- store rules

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from backend_helpers import EXAMPLES, PACKAGES, copy_project, data_members, pybuild
+from backend_helpers import (
+    EXAMPLES,
+    PACKAGES,
+    copy_project,
+    data_members,
+    host_arch,
+    member_text,
+    pybuild,
+)
 from cmake_support import CMAKE_DIR, configure
 from cmake_support import build as cmake_build
 from conftest import CLICK_BUILD, need, run
@@ -26,6 +35,7 @@ pytestmark = pytest.mark.slow
 
 #: Every route reports findings and builds anyway, so the findings can be compared.
 REPORT = {"CLICK_BUILD_REVIEW": "report"}
+HOST_ARCH = host_arch()
 
 PURE_QML_CMAKE = {
     "CMakeLists.txt": """cmake_minimum_required(VERSION 3.19)
@@ -94,6 +104,37 @@ def _legacy(dest: Path) -> Path:
     return project
 
 
+def _with_click_build(project: Path) -> Path:
+    """The two lines docs/cmake.md adds for the CMake module route, and nothing else."""
+    lists = project / "CMakeLists.txt"
+    text, n = re.subn(r"^(project\(.*\)\n)", r"\1find_package(ClickBuild CONFIG REQUIRED)\n",
+                      lists.read_text(), count=1, flags=re.MULTILINE)
+    assert n == 1
+    lists.write_text(text + "click_package()\n")
+    return project
+
+
+#: Clickable's environment for a QML-only app (its pure-QML builders set ARCH=all), by the
+#: names of its docs' "Placeholders & Environment Variables"; its folders are under
+#: ``clickable/`` of the test's folder, which no route may write into.
+def _clickable_env(top: Path) -> dict[str, str]:
+    root = top / "clickable"
+    install = root / "build" / "all" / "app" / "install"
+    return {"ARCH": "all", "ARCH_TRIPLET": "all", "CLICK_FRAMEWORK": "ubuntu-sdk-20.04",
+            "SDK_FRAMEWORK": "ubuntu-sdk-20.04", "CLICK_FRAMEWORK_BASE": "20.04",
+            "APPARMOR_POLICY": "20.04", "QT_VERSION": "5.12", "NUM_PROCS": "2",
+            "ROOT": str(root), "SRC_DIR": str(root), "BUILD_DIR": str(install.parent),
+            "INSTALL_DIR": str(install), "CLICK_LD_LIBRARY_PATH": f"{install}/lib",
+            "CLICK_QML2_IMPORT_PATH": f"{install}/qml", "CLICK_PATH": str(install)}
+
+
+#: Each project's environment, and whether its CMake module route adds the two lines.
+ENVIRONMENTS: dict[str, Callable[[Path], dict[str, str]]] = {
+    "legacy-cmake": lambda top: {"SDK_FRAMEWORK": "ubuntu-sdk-16.04"},
+    "clickable-qml": _clickable_env,
+}
+ADD_CLICK_BUILD = ("clickable-qml", "own-framework")
+
 PROJECTS: dict[str, Callable[[Path], Path]] = {
     "hello-qml": lambda d: copy_project(EXAMPLES / "hello-qml", d),
     "hello-html5": lambda d: copy_project(EXAMPLES / "hello-html5", d),
@@ -104,6 +145,10 @@ PROJECTS: dict[str, Callable[[Path], Path]] = {
     "pure-qml-cmake": lambda d: _write(d, PURE_QML_CMAKE),
     "legacy-cmake": _legacy,
     "rcc-cmake": lambda d: copy_project(PACKAGES / "cmake-rcc", d),
+    # Clickable's QML-only template (project(... C CXX)), built in Clickable's environment
+    "clickable-qml": lambda d: copy_project(PACKAGES / "ut-clickable-qml", d),
+    # a CMake app that chooses its own framework: $SDK_FRAMEWORK, else its own default
+    "own-framework": lambda d: copy_project(PACKAGES / "ut-own-framework", d),
 }
 
 #: The routes each project has besides the backend's ``--wheel`` (the reference).
@@ -117,6 +162,8 @@ ROUTES = {
     "pure-qml-cmake": ("cli", "cmake"),
     "legacy-cmake": ("cli", "cmake"),
     "rcc-cmake": ("sdist", "cli"),
+    "clickable-qml": ("sdist", "cli", "cmake"),
+    "own-framework": ("sdist", "cli", "cmake"),
 }
 
 def _cells() -> Iterator[object]:
@@ -136,11 +183,11 @@ def _build(project_name: str, route: str, top: Path) -> Path:
     project = PROJECTS[project_name](top / "src" / project_name)
     out = top / "out"
     out.mkdir(parents=True)
+    env = {**REPORT, **ENVIRONMENTS.get(project_name, lambda _: {})(top)}
     if route in ("wheel", "sdist"):
-        pybuild(project, *(["--wheel"] if route == "wheel" else []), "-o", str(out),
-                env=REPORT)
+        pybuild(project, *(["--wheel"] if route == "wheel" else []), "-o", str(out), env=env)
     elif route == "cli":
-        run([*CLICK_BUILD, "build", str(project), "-o", str(out)], env=REPORT)
+        run([*CLICK_BUILD, "build", str(project), "-o", str(out)], env=env)
     elif route == "tree":
         version = project / "pyproject.toml"
         manifest = json.loads((project / "manifest.json").read_text())
@@ -153,8 +200,8 @@ def _build(project_name: str, route: str, top: Path) -> Path:
     elif route == "cmake":
         for tool in ("cmake", "ninja"):
             need(tool)
-        env = {**REPORT, "SDK_FRAMEWORK": "ubuntu-sdk-16.04"} if project_name == "legacy-cmake" \
-            else REPORT
+        if project_name in ADD_CLICK_BUILD:
+            _with_click_build(project)
         # no build type, as docs/cmake.md configures: ClickBuild picks the backend's
         # (cmake.build-type, Release), so the compiled bytes are the same
         configure(project, top / "cmake-build", env=env)
@@ -208,6 +255,33 @@ def test_every_route_builds_the_same_package(built: Callable[[str, str], Path], 
     assert _findings(other) == _findings(reference)
     if route in ("cli", "sdist", "tree"):
         assert other.read_bytes() == reference.read_bytes()
+
+
+#: What each real app's package must hold whatever the route: its framework, architecture
+#: and the AppArmor policy_version of its hook (issue 27: Clickable's ARCH=all stopped the
+#: first at configure; the backend gave the second click-build's default framework).
+CHOICES = {
+    "clickable-qml": ("ubuntu-sdk-20.04", "all", 20.04),  # all from Clickable's environment
+    "own-framework": ("ubuntu-sdk-20.04", HOST_ARCH, 20.04),  # the app's own default
+}
+
+
+@pytest.mark.parametrize(("project", "route"), [
+    pytest.param(project, route, id=f"{project}-{route}")
+    for project in CHOICES for route in ("wheel", *ROUTES[project])])
+def test_a_real_apps_choices_hold_on_every_route(built: Callable[[str, str], Path],
+                                                 project: str, route: str) -> None:
+    click = built(project, route)
+    manifest = _manifest(click)
+    hooks = manifest["hooks"]
+    assert isinstance(hooks, dict)
+    (app, hook), = hooks.items()
+    framework, arch, policy = CHOICES[project]
+    assert (manifest["framework"], manifest["architecture"]) == (framework, arch)
+    assert click.name.endswith(f"_{arch}.click")
+    assert json.loads(member_text(click, f"./{hook['apparmor']}"))["policy_version"] == policy
+    assert {f["severity"] for f in _findings(click)} <= {"info"}  # no error, no warning
+    assert not (click.parent.parent / "clickable").exists()  # Clickable's INSTALL_DIR etc.
 
 
 def test_the_matrix_covers_every_example() -> None:

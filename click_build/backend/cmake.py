@@ -5,8 +5,10 @@ What existing Ubuntu Touch projects do, and how it is handled here:
 - they install to absolute destinations (``DESTINATION /``, ``/lib/<triplet>``)
   or force ``CMAKE_INSTALL_PREFIX``: we stage with ``DESTDIR`` and the prefix
   ``/.``, so nothing ever lands in the build host's root;
-- they read ``$ENV{ARCH}``, ``$ENV{SDK_FRAMEWORK}``, ``CLICK_MODE`` and
-  ``INSTALL_TESTS``: all are set (``INSTALL_TESTS=OFF``);
+- they read Clickable's environment (``$ENV{ARCH}``, ``$ENV{SDK_FRAMEWORK}``...),
+  ``CLICK_MODE`` and ``INSTALL_TESTS``: all are set (``INSTALL_TESTS=OFF``), Clickable's
+  variables with this build's values (:func:`clickable_environment`), except a
+  framework nobody chose: a project may choose its own;
 - their builds write into the source tree (``po/*.pot``): CMake runs on a
   mirror of the sources inside the build folder, updated file by file, so
   the checkout is never touched and unchanged files keep their timestamps
@@ -35,7 +37,8 @@ if TYPE_CHECKING:
 
     from .settings import Project
 
-__all__ = ["missing_tools", "mirror_sources", "stage_cmake", "used_defines"]
+__all__ = ["clickable_environment", "missing_tools", "mirror_sources", "stage_cmake",
+           "used_defines"]
 
 
 def _skbuild_settings(project: Project) -> object:
@@ -202,17 +205,11 @@ def stage_cmake(ctx: Context) -> Staged:
     config = CMaker(cmake, source_dir=source, build_dir=build, build_type=settings.cmake.build_type)
     words = project_words(source)
     # Undeclared, the architecture is the host's guess; a project that uses the ClickBuild
-    # package lets it decide, as its CMake route does ('all' when nothing is compiled).
-    tell_arch = not (ctx.arch_guessed and "ClickBuild" in words)
-    arch = ctx.arch if tell_arch else ""
-    triplet = ctx.triplet if tell_arch else ""
-    env = {
-        "ARCH": arch, "CLICK_ARCH": arch,
-        "ARCH_TRIPLET": triplet, "CLICK_ARCH_TRIPLET": triplet,
-        "SDK_FRAMEWORK": ctx.facts.framework, "CLICK_FRAMEWORK": ctx.facts.framework,
-        "APPARMOR_POLICY": ctx.facts.apparmor_policy,
-    }
-    config.env.update({k: v for k, v in env.items() if v})
+    # package lets it decide, as its CMake route does ('all' when nothing is compiled), and
+    # reads one the environment declared itself (naming the variable).
+    tell_arch = not ((ctx.arch_guessed or ctx.arch_env) and "ClickBuild" in words)
+    config.env.update(clickable_environment(ctx, source, build, stage, tell_arch,
+                                            _tell_framework(ctx, source)))
     # Builds that embed file times (Qt's rcc, __DATE__) get the package's one time, so
     # the sdist route (files dated by the sdist) and --wheel (the checkout's) agree.
     stamp = str(package_timestamp())
@@ -223,16 +220,17 @@ def stage_cmake(ctx: Context) -> Staged:
         "CLICK_MODE": True,
         "INSTALL_TESTS": False,
         "CLICK_BUILD_BACKEND": True,
-        "CLICK_FRAMEWORK": ctx.facts.framework,
-        "CLICK_APPARMOR_POLICY": ctx.facts.apparmor_policy,
         "CLICK_INSTALL_PREFIX": "/.",
     }
+    if ctx.framework_chosen_by in ("settings", "manifest"):  # the environment's: read there
+        defines.update(CLICK_FRAMEWORK=ctx.facts.framework,
+                       CLICK_APPARMOR_POLICY=ctx.facts.apparmor_policy)
     if tell_arch:
-        defines.update(CLICK_ARCH=arch, CLICK_ARCH_TRIPLET=triplet)
+        defines.update(CLICK_ARCH=ctx.arch, CLICK_ARCH_TRIPLET=ctx.triplet)
         if "ClickBuild" not in words:
             # A project that loads ClickBuild gets its layout from it, whether or not the
             # architecture was declared, as on its CMake route (`cmake -B build`).
-            defines["CMAKE_INSTALL_LIBDIR"] = f"lib/{triplet}" if triplet else "lib"
+            defines["CMAKE_INSTALL_LIBDIR"] = f"lib/{ctx.triplet}" if ctx.triplet else "lib"
     if ctx.manifest and ctx.manifest.path:
         defines["CLICK_MANIFEST"] = source / Path(ctx.manifest.path).relative_to(project.root)
     if project.version:
@@ -270,6 +268,72 @@ def stage_cmake(ctx: Context) -> Staged:
             del config.env["DESTDIR"]
     sys.stdout.flush()
     return _staged(ctx, stage, excluded_paths(ctx))
+
+
+#: Clickable's variables about the framework, read in CMake files or ``*.in`` templates, and
+#: an ``if()`` that tests one: a project that reads them untested has no default of its own.
+_FRAMEWORK_READ = re.compile(r"\$ENV\{(CLICK_FRAMEWORK|SDK_FRAMEWORK|APPARMOR_POLICY)\}")
+_FRAMEWORK_TESTED = re.compile(
+    r"\bif\s*\([^)]*\bENV\{(?:CLICK_FRAMEWORK|SDK_FRAMEWORK|APPARMOR_POLICY)\}", re.I)
+
+
+def _tell_framework(ctx: Context, source: Path) -> bool:
+    """Is CMake told the framework (Clickable's variables)?  Yes when the settings, the
+    manifest or the environment chose it.  When nobody did, the project's CMakeLists.txt
+    chooses (from ``$SDK_FRAMEWORK``, else its own default) and click-build's default is
+    not imposed; a project that reads ``$ENV{CLICK_FRAMEWORK}`` without testing it has no
+    default, and gets click-build's, as Clickable's environment would give it one."""
+    if ctx.framework_chosen_by:
+        return True
+    read: set[str] = set()
+    for pattern in ("CMakeLists.txt", "*.cmake", "*.in"):
+        for path in sorted(source.rglob(pattern)):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if _FRAMEWORK_TESTED.search(text):
+                _console.info(f"* {path.relative_to(source)} chooses the framework (it tests "
+                              "Clickable's variables); [tool.click-build] framework chooses "
+                              "another")
+                return False
+            read.update(_FRAMEWORK_READ.findall(text))
+    if read:
+        names = ", ".join(f"$ENV{{{v}}}" for v in sorted(read))
+        _console.info(f"* the project reads {names} with no default of its own: it gets "
+                      f"{ctx.facts.framework}, click-build's default ([tool.click-build] "
+                      "framework chooses another)")
+        return True
+    return False
+
+
+def clickable_environment(ctx: Context, source: Path, build: Path, stage: Path,
+                          arch: bool = True, framework: bool = True) -> dict[str, str]:
+    """The variables Clickable sets for a build, with this build's values: where it builds
+    and installs, and (``arch``, ``framework``) what it builds for.
+
+    ``ARCH_TRIPLET`` is ``all`` for an ``all`` build and the ``CLICK_*`` folders are then
+    those of an architecture-independent app, as Clickable has them.  They replace any the
+    caller's environment holds: a Clickable ``INSTALL_DIR`` must not receive this build.
+    """
+    install = str(stage)
+    triplet = ctx.triplet
+    lib = f"{install}/lib/{triplet}" if triplet else f"{install}/lib"
+    out = {
+        "ROOT": str(source), "SRC_DIR": str(source), "BUILD_DIR": str(build),
+        "INSTALL_DIR": install, "NUM_PROCS": str(os.cpu_count() or 1),
+        "CLICK_LD_LIBRARY_PATH": lib,
+        "CLICK_QML2_IMPORT_PATH": lib if triplet else f"{install}/qml",
+        "CLICK_PATH": f"{lib}/bin" if triplet else install,
+    }
+    if arch:
+        out.update(ARCH=ctx.arch, CLICK_ARCH=ctx.arch, CLICK_ARCH_TRIPLET=triplet,
+                   ARCH_TRIPLET=triplet or ("all" if ctx.arch == "all" else ""))
+    if framework:
+        facts = ctx.facts
+        out.update(CLICK_FRAMEWORK=facts.framework, SDK_FRAMEWORK=facts.framework,
+                   CLICK_FRAMEWORK_BASE=facts.base, APPARMOR_POLICY=facts.apparmor_policy)
+    return {k: v for k, v in out.items() if v}
 
 
 @contextmanager

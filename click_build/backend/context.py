@@ -41,6 +41,10 @@ class Context:
     outdir: Path | None = None  # left out of the package when it lies inside the tree
     arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
     architectures: tuple[str, ...] = ()  # a fat package's list (``arch`` is then "all")
+    arch_env: str = ""  # the environment variable that declared ``arch`` (Clickable's ARCH)
+    #: Who chose ``facts``: "settings", "environment" (Clickable's variables), or "" when
+    #: nobody did and ``facts`` are click-build's default: a CMake project then chooses.
+    framework_chosen_by: str = "settings"
 
     @property
     def source_root(self) -> Path:

@@ -17,7 +17,12 @@ from pathlib import Path
 from .. import _console
 from ..elf import ARCH_TRIPLETS, host_architecture
 from ..errors import BuildError, ConfigError
-from ..finish import Target, choose_framework, declared_architecture
+from ..finish import (
+    Target,
+    architecture_declaration,
+    choose_framework,
+    declared_architecture,
+)
 from ..manifest import FRAMEWORK_RE
 from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
@@ -25,7 +30,8 @@ from .context import Context, work_dir
 from .kinds import resolve, stage
 from .settings import Project
 
-__all__ = ["build_matrix", "toolchain_for", "wants_matrix"]
+__all__ = ["build_matrix", "toolchain_args", "toolchain_for", "wants_matrix",
+           "with_toolchain"]
 
 SETTINGS = "pyproject.toml: tool.click-build"
 #: What ``toolchains`` may say instead of a file: this machine is the target's SDK.
@@ -37,43 +43,78 @@ def wants_matrix(project: Project) -> bool:
 
 
 def toolchain_for(project: Project, framework: str, arch: str) -> str | None:
-    """The toolchain named for a target: ``FRAMEWORK/ARCH``, then ``FRAMEWORK``, then ``ARCH``."""
+    """The toolchain named for a target: ``FRAMEWORK/ARCH``, then ``FRAMEWORK``, then ``ARCH``
+    (``framework`` "" when none is known yet: ``ARCH`` alone)."""
     table = project.settings.toolchains
-    for key in (target_label(framework, arch), framework, arch):
+    keys = (target_label(framework, arch), framework, arch) if framework else (arch,)
+    for key in keys:
         if key in table:
             return table[key]
     return None
 
 
-def _toolchains(project: Project, targets: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The toolchain argument of each cmake target, or a refusal naming every target that
-    cannot be built on this machine and why."""
+def _toolchain_in_settings(project: Project) -> bool:
+    """Do the cmake settings (or CMake's own environment variable) name a toolchain file
+    for every build?"""
+    cmake = project.settings.cmake
+    return ("CMAKE_TOOLCHAIN_FILE" in cmake.define or bool(os.environ.get("CMAKE_TOOLCHAIN_FILE"))
+            or any(a.startswith("--toolchain") or "CMAKE_TOOLCHAIN_FILE" in a for a in cmake.args))
+
+
+def toolchain_args(project: Project, targets: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The toolchain argument of each cmake target ("" for none), or a refusal naming every
+    target that cannot be built on this machine and why.
+
+    One rule for a single build and several targets: the toolchain ``toolchains`` names for
+    the target; else the one the cmake settings give every build (``cmake.args``
+    ``--toolchain``, ``cmake.define.CMAKE_TOOLCHAIN_FILE``, ``$CMAKE_TOOLCHAIN_FILE``); else
+    this machine's compiler, which is said, when it builds for the target's architecture
+    (or ``all``: nothing is compiled); another architecture is refused before anything is
+    configured.  ``"host"`` says this machine is the target's SDK.
+    """
     host = host_architecture()
+    own = _toolchain_in_settings(project)
     out: dict[tuple[str, str], str] = {}
     cannot = []
     for fw, arch in targets:
+        label = target_label(fw, arch) if fw else arch
         named = toolchain_for(project, fw, arch)
         if named is None:
-            cannot.append(f"{target_label(fw, arch)} (no toolchain named)")
-        elif named == HOST:
+            out[(fw, arch)] = ""
+            if own or arch == "all":
+                continue
             if arch != host:
-                cannot.append(f"{target_label(fw, arch)} ('host' compiles for {host}, "
-                              f"not {arch})")
+                cannot.append(f"{label} (no toolchain named)")
+                continue
+            _console.info(f"* {label}: built with this machine's compiler and libraries (no "
+                          f"toolchain named; [tool.click-build.toolchains] \"{arch}\" = \"host\" "
+                          "says this machine is that target's SDK)")
+        elif named == HOST:
+            if arch not in (host, "all"):
+                cannot.append(f"{label} ('host' compiles for {host}, not {arch})")
             out[(fw, arch)] = ""
         else:
             path = (project.root / named).resolve()
             if not path.is_file():
-                cannot.append(f"{target_label(fw, arch)} (toolchain {named} not found)")
+                cannot.append(f"{label} (toolchain {named} not found)")
             out[(fw, arch)] = f"-DCMAKE_TOOLCHAIN_FILE={path}"
     if cannot:
         raise BuildError(
             f"{SETTINGS}.toolchains: cannot build on this machine: {'; '.join(cannot)}. "
-            "Compiled code must link the framework's own Qt and libraries (20.04 has Qt 5.12 "
-            "and libssl 1.1, 24.04 Qt 5.15 and libssl 3), not this machine's, so click-build "
-            "does not fall back to them: name a toolchain file per target (toolchains = "
-            "{\"ubuntu-sdk-20.04/arm64\" = \"path/to/toolchain.cmake\"}), or \"host\" on a "
-            "machine that is that target's SDK")
+            f"This machine compiles for {host}: code for another architecture needs a compiler "
+            "for it, and must link the "
+            "framework's own Qt and libraries (20.04 has Qt 5.12 and libssl 1.1, 24.04 Qt 5.15 "
+            "and libssl 3), not this machine's: name a toolchain file per target (toolchains "
+            "= {\"ubuntu-sdk-20.04/arm64\" = \"path/to/toolchain.cmake\"})")
     return out
+
+
+def with_toolchain(project: Project, arg: str) -> Project:
+    """The project with ``arg`` (``-DCMAKE_TOOLCHAIN_FILE=...``) added to its cmake args."""
+    if not arg:
+        return project
+    s = project.settings
+    return replace(project, settings=replace(s, cmake=replace(s.cmake, args=[*s.cmake.args, arg])))
 
 
 def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target) -> list[Path]:
@@ -107,15 +148,16 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
             _console.info(f"* {kind} apps hold no compiled code: one 'all' package per "
                           "framework (architectures is for cmake and python apps)")
         per_arch: list[str | None] = [None]
-    elif kind == "cmake":
-        per_arch = list(arches) or [host_architecture()]
+    elif kind == "cmake":  # as a single build: what the environment declares, else the host's
+        from_env = architecture_declaration("auto", None, label, SETTINGS)[0]
+        per_arch = list(arches) or [from_env if isinstance(from_env, str) else host_architecture()]
     else:
         per_arch = list(arches) or [None]
     targets = [(fw, arch) for fw in frameworks for arch in per_arch]
     if len(targets) > 1 and s.build_dir and "{arch}" not in s.build_dir:
         raise ConfigError(f"{SETTINGS}.build-dir: {s.build_dir!r} has no {{arch}}, so the "
                           "targets would share one build folder; add {arch} to it")
-    toolchains = _toolchains(project, [(f, a or "all") for f, a in targets]) \
+    toolchains = toolchain_args(project, [(f, a or "all") for f, a in targets]) \
         if kind == "cmake" else {}
     written_fw = peek.get("framework")
     if isinstance(written_fw, str) and written_fw.strip() and "@" not in written_fw \
@@ -136,11 +178,7 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
                 rewrite_framework=True,
                 version_suffix=suffix_for(fw, frameworks, written_version))
             build_arch = arch or "all"
-            built = project
-            tool = toolchains.get((fw, build_arch))
-            if tool:
-                built = replace(project, settings=replace(
-                    s, cmake=replace(s.cmake, args=[*s.cmake.args, tool])))
+            built = with_toolchain(project, toolchains.get((fw, build_arch), ""))
             facts = choose_framework(fw, "@CLICK_FRAMEWORK@", label, SETTINGS)
             folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
             work = stack.enter_context(work_dir(built, kind, folder))

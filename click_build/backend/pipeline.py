@@ -15,7 +15,15 @@ from .. import _console
 from ..build import COMPRESS_LEVEL
 from ..elf import ARCH_TRIPLETS, host_architecture
 from ..errors import ConfigError, ManifestError
-from ..finish import Target, choose_framework, declared_architecture, finish
+from ..finish import (
+    Target,
+    architecture_declaration,
+    choose_framework,
+    environment_framework,
+    finish,
+)
+from ..framework_table import DEFAULT_FRAMEWORK, FrameworkFacts, framework_facts
+from ..placeholders import FRAMEWORK_PLACEHOLDERS, is_placeholder
 from .appmanifest import find_manifest
 from .context import Context, work_dir
 from .kinds import resolve, stage
@@ -53,11 +61,31 @@ def _build_arch(kind: str, declared: Arch | None) -> str:
     return host_architecture() if kind == "cmake" else "all"
 
 
+def _framework(kind: str, target: Target, written: object,
+               label: str) -> tuple[FrameworkFacts, str]:
+    """The framework before staging, and who chose it: "settings", "manifest",
+    "environment" (Clickable's variables), or "" (click-build's default).
+
+    A CMake project's ``CMakeLists.txt`` may choose its own framework (from
+    ``$SDK_FRAMEWORK``, else its own default): when nobody chose one, the default is not
+    imposed on it (:func:`~.cmake.stage_cmake` decides what CMake is told).
+    """
+    if target.framework:
+        return choose_framework(target.framework, written, label, SETTINGS), "settings"
+    if isinstance(written, str) and not is_placeholder(written, FRAMEWORK_PLACEHOLDERS):
+        return choose_framework("", written, label, SETTINGS), "manifest"
+    if environment_framework() is not None:
+        return choose_framework("", written, label, SETTINGS), "environment"
+    if kind == "cmake":
+        return framework_facts(DEFAULT_FRAMEWORK), ""
+    return choose_framework("", written, label, SETTINGS), ""
+
+
 def build_package(project: Project, outdir: str | os.PathLike[str],
                   level: int = COMPRESS_LEVEL) -> Path:
     """Build ``project`` (from :func:`~.settings.load_project`) into ``outdir``; return the
     .click path.  ``level``: the gzip level (``click-build build -z``)."""
-    from .matrix import build_matrix, wants_matrix
+    from .matrix import build_matrix, toolchain_args, wants_matrix, with_toolchain
 
     if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
         return build_matrix(project, outdir, target_of(project)._replace(level=level))[0]
@@ -66,22 +94,27 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
     peek = source.peek(placeholders=True) if source else {}
     label = source.label if source else "manifest.json"
     target = target_of(project)._replace(level=level)
-    facts = choose_framework(target.framework, peek.get("framework"), label, SETTINGS)
-    if target.framework or isinstance(peek.get("framework"), str):
+    facts, chosen_by = _framework(kind, target, peek.get("framework"), label)
+    if target.framework or (kind != "cmake" and isinstance(peek.get("framework"), str)):
         target = target._replace(framework=facts.framework)  # the choice holds for every step
-    declared = declared_architecture(target.architecture, peek.get("architecture"), label,
-                                     SETTINGS)
+    declared, arch_env = architecture_declaration(target.architecture, peek.get("architecture"),
+                                                  label, SETTINGS)
     arch = _build_arch(kind, declared)
     if declared is None and kind == "cmake":  # CMake is told the host's; the code decides
         target = target._replace(guessed_architecture=arch)
     if kind != "cmake":  # CMake projects compile theirs with click_translations()
         target = target._replace(po_dir=str(project.root / "po"))
     shown = ", ".join(declared) if isinstance(declared, list) else arch
-    _console.info(f"* Building {kind} app for {shown} ({facts.framework})")
+    framework = f" ({facts.framework})" if chosen_by or kind != "cmake" else ""
+    _console.info(f"* Building {kind} app for {shown}{framework}")
+    if kind == "cmake":  # the toolchain rule of a build for several targets, for this one
+        key = (facts.framework if chosen_by else "", arch)
+        project = with_toolchain(project, toolchain_args(project, [key])[key])
     with work_dir(project, kind, arch) as work:
         ctx = Context(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
                       Path(outdir), arch_guessed=bool(target.guessed_architecture),
-                      architectures=tuple(declared) if isinstance(declared, list) else ())
+                      architectures=tuple(declared) if isinstance(declared, list) else (),
+                      arch_env=arch_env, framework_chosen_by=chosen_by)
         staged = stage(ctx)
         source = staged.manifest or source
         if source is None:

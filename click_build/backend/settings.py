@@ -96,12 +96,15 @@ class Settings:
 
     architecture: str | list[str] = "auto"
     """``all``, a Debian architecture (``arm64``), a list of them for a fat
-    package, or ``auto``: what the manifest says, else read from the compiled
-    files' ELF headers (``all`` when there are none; the build host's for ``cmake``)."""
+    package, or ``auto``: what the manifest says, else Clickable's ``$ARCH`` (or
+    ``$ARCH_TRIPLET``), else read from the compiled files' ELF headers (``all`` when
+    there are none; the build host's for ``cmake``)."""
 
     framework: str = ""
     """Framework to build for when the manifest leaves it to a placeholder
-    (``@CLICK_FRAMEWORK@``); empty: ``$SDK_FRAMEWORK``, ``$CLICK_FRAMEWORK``."""
+    (``@CLICK_FRAMEWORK@``); empty: Clickable's ``$CLICK_FRAMEWORK``, ``$SDK_FRAMEWORK``,
+    else the templates' framework, except that a ``cmake`` project that chooses its own
+    (from ``$SDK_FRAMEWORK``, else its default) keeps its choice."""
 
     frameworks: list[str] = field(default_factory=list)
     """Build one package per framework in one command, such as ``["ubuntu-sdk-20.04",
@@ -113,14 +116,15 @@ class Settings:
     architectures: list[str] = field(default_factory=list)
     """With ``frameworks``: the architectures of a ``cmake`` or ``python`` app, one
     package each (``-C click-build.architectures=arm64,armhf``); ``qml`` and ``html5``
-    apps are always one ``all`` package.  Empty: the build host's for ``cmake``,
-    ``all`` for ``python``."""
+    apps are always one ``all`` package.  Empty: ``$ARCH`` (Clickable's), else the build
+    host's for ``cmake`` and ``all`` for ``python``."""
 
     toolchains: dict[str, str] = field(default_factory=dict)
-    """CMake toolchain file of each ``cmake`` target of a several-targets build, keyed
-    ``"FRAMEWORK/ARCH"`` (or ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is
-    that target's SDK.  A target without one is not built with this machine's Qt: the
-    build stops and names it."""
+    """CMake toolchain file of each ``cmake`` target, keyed ``"FRAMEWORK/ARCH"`` (or
+    ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is that target's SDK.  A
+    target without one (nor a toolchain in ``cmake.args``) is built with this machine's
+    compiler and libraries, which the build says, if it is this machine's architecture;
+    for another, the build stops before compiling and names it."""
 
     source_dir: str = "."
     """Folder of the project that holds the app's files (``qml``, ``html5`` and
