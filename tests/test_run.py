@@ -11,18 +11,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
+import signal
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
 from doc_pages import page_blocks
+from run_support import DEADLINE, LineReader, display, ended, wait_for, windows  # noqa: F401  (the fixture)
 from templates_support import new, project_of
 
 from click_build.run.launcher import expand_exec
@@ -69,7 +70,7 @@ def show_app(root: Path, exec_line: str = 'show.sh %U "quoted arg" 100%%', **ext
 REPORT = {"CLICK_BUILD_REVIEW": "report"}
 
 
-def cb(*args: str | Path, env: dict[str, str] | None = None, timeout: float = 300,
+def cb(*args: str | Path, env: dict[str, str] | None = None, timeout: float = DEADLINE,
        ) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **REPORT, **(env or {})}
     return subprocess.run([*CLICK_BUILD, *map(str, args)], env=full, capture_output=True,
@@ -205,25 +206,25 @@ def assert_gone(pid: int) -> None:
             return False
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
-    for _ in range(50):  # SIGTERM was sent; give it a moment
-        if not running():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"process {pid} of the app survived")
+    wait_for(lambda: not running(), f"process {pid} of the app to end")
 
 
 def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
     pidfile = public_tmp / "child.pid"
-    script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
-    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": sleepy(pidfile)})
     (app / "sleepy.sh").chmod(0o755)
-    began = time.monotonic()
-    result = cb("run", app, "--timeout", "1.5", timeout=120)
+    result = cb("run", app, "--timeout", "1.5")  # the app alone would sleep for days
     assert result.returncode == 0, result.stderr
     assert "started" in result.stdout
     assert "stopped com.example.show_show_1.0 after 1.5 s (--timeout)" in result.stdout
-    assert time.monotonic() - began < 60
     assert_gone(int(pidfile.read_text()))
+
+
+def sleepy(pidfile: Path) -> str:
+    """An app that starts a helper (its pid in ``pidfile``) and sleeps far longer than any
+    test's deadline."""
+    return (f"#!/bin/sh\nsleep {10 * DEADLINE:.0f} &\necho $! > {pidfile}\necho started\n"
+            f"sleep {10 * DEADLINE:.0f}\n")
 
 
 def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
@@ -239,21 +240,20 @@ def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
 def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
     """SIGTERM (or Ctrl-C) to click-build reaches the app's whole process group."""
     pidfile = public_tmp / "child.pid"
-    script = f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\necho started\nsleep 300\n"
-    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": sleepy(pidfile)})
     (app / "sleepy.sh").chmod(0o755)
-    proc = subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **REPORT})
-    try:
-        assert proc.stdout is not None
-        while proc.stdout.readline() not in ("started\n", ""):
-            pass
-        proc.terminate()
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    with subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, **REPORT}) as proc:
+        try:
+            assert proc.stdout is not None
+            assert LineReader(proc.stdout).until(lambda line: line == "started\n")
+            proc.terminate()
+            _, err = proc.communicate(timeout=DEADLINE)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert proc.returncode == 130 and "click-build: interrupted" in err
     assert_gone(int(pidfile.read_text()))
 
@@ -328,7 +328,8 @@ def test_qml_errors_and_status_pass_through(public_tmp: Path) -> None:
     need("qmlscene")
     broken = "import QtQuick 2.12\nimport No.Such.Module 1.0\nItem {}\n"
     app = show_app(public_tmp / "broken", "qmlscene %U main.qml", **{"main.qml": broken})
-    result = cb("run", app, "--timeout", "30", env={"QT_QPA_PLATFORM": "offscreen"})
+    result = cb("run", app, "--timeout", f"{DEADLINE / 2:g}",  # ends by itself long before
+                env={"QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode != 0
     assert 'module "No.Such.Module" is not installed' in result.stderr
     assert "stopped" not in result.stdout  # it ended on its own, before the timeout
@@ -343,8 +344,8 @@ def test_an_app_without_a_display_is_told_where_to_run(public_tmp: Path) -> None
     app = show_app(public_tmp / "headless", "qmlscene %U main.qml", **{"main.qml": qml})
     bare = {k: v for k, v in {**os.environ, **REPORT}.items()
             if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    result = subprocess.run([*CLICK_BUILD, "run", str(app), "--timeout", "30"], env=bare,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run([*CLICK_BUILD, "run", str(app), "--timeout", f"{DEADLINE / 2:g}"],
+                            env=bare, capture_output=True, text=True, timeout=DEADLINE)
     assert result.returncode == 134  # SIGABRT, passed on as a shell shows it
     hint = ("click-build: warning: com.example.show_show_1.0 ended with status 134, and no "
             "display was set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
@@ -353,7 +354,7 @@ def test_an_app_without_a_display_is_told_where_to_run(public_tmp: Path) -> None
     assert "could not connect to display" in result.stderr
     virtual = subprocess.run([need("xvfb-run"), "-a", *CLICK_BUILD, "run", str(app), "--timeout",
                               "3"], env={**bare, "LIBGL_ALWAYS_SOFTWARE": "1"},
-                             capture_output=True, text=True, timeout=300)
+                             capture_output=True, text=True, timeout=DEADLINE)
     assert virtual.returncode == 0, virtual.stderr
     assert "stopped com.example.show_show_1.0 after 3 s (--timeout)" in virtual.stdout
     shown = cb("run", show_app(public_tmp / "shown"), env={"DISPLAY": ":99"})
@@ -397,53 +398,42 @@ def test_as_root_the_private_root_must_let_clickpkg_in(tmp_path: Path) -> None:
 
 # --- the template apps, on a real X server --------------------------------------------
 
-@pytest.fixture
-def display() -> Iterator[str]:
-    """A private Xvfb; it picks a free display number and says which (-displayfd)."""
-    xvfb = need("Xvfb")
-    need("xwininfo")
-    read, write = os.pipe()
-    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24",
-                             "-nolisten", "tcp"], pass_fds=[write],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    try:
-        ready, _, _ = select.select([read], [], [], 30)
-        number = os.read(read, 32).decode().strip() if ready else ""
-        assert number.isdigit(), "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        os.close(read)
-        proc.terminate()
-        proc.wait(10)
+#: What a Qt app needs to open a window on the private X server (software GL).
+X_ENV = {"LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb"}
+Windows = set[tuple[str, str]]
 
 
-_WINDOW = re.compile(r'^\s*0x[0-9a-f]+ "(.*)": \((.*)\)\s+\d+x\d+', re.M)
-
-
-def windows(display: str) -> set[tuple[str, str]]:
-    """(title, WM_CLASS) of the windows on ``display``."""
-    out = subprocess.run(["xwininfo", "-root", "-tree"], env={**os.environ, "DISPLAY": display},
-                         capture_output=True, text=True).stdout
-    return {(m.group(1), m.group(2)) for m in _WINDOW.finditer(out)}
-
-
-def run_watching_windows(args: list[str], env: dict[str, str], display: str, tmp: Path,
-                         timeout: float = 900) -> tuple[int, str, str, set[tuple[str, str]]]:
+def run_until_shown(args: list[str], env: dict[str, str], display: str, tmp: Path,
+                    shown: Callable[[Windows], bool]) -> tuple[int, str, str, Windows]:
+    """``click-build run ARGS`` on ``display`` until the windows seen so far are ``shown``
+    (or it ends by itself), then Ctrl-C: (exit status, stdout, stderr, windows seen)."""
     out, err = tmp / "stdout", tmp / "stderr"
-    seen: set[tuple[str, str]] = set()
-    with out.open("w") as o, err.open("w") as e:
-        proc = subprocess.Popen([*CLICK_BUILD, *args], env={**os.environ, **env},
-                                stdout=o, stderr=e)
-        deadline = time.monotonic() + timeout
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
-                raise AssertionError(f"click-build run did not stop: {err.read_text()}")
-            seen |= windows(display)
-            time.sleep(0.25)
+    seen: Windows = set()
+
+    def done() -> bool:
+        seen.update(windows(display))
+        return shown(seen) or proc.poll() is not None
+
+    with out.open("w") as o, err.open("w") as e, subprocess.Popen(
+            [*CLICK_BUILD, *args], env={**os.environ, **X_ENV, "DISPLAY": display, **env},
+            stdout=o, stderr=e) as proc:
+        try:
+            wait_for(done, f"the window of {args}")
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+            ended(proc)
+    # The X server drops the windows of a client that is gone a moment later: the next
+    # run on this display must not see them.
+    wait_for(lambda: not shown(windows(display)), f"the windows of {args} to close")
     return proc.returncode, out.read_text(), err.read_text(), seen
+
+
+def app_problems(err: str, project: Path) -> list[str]:
+    """Lines of stderr that say the app's QML (or Python) failed."""
+    installed = str(project / "build" / "click-run" / "db")
+    return [line for line in err.splitlines()
+            if APP_ERRORS.search(line) or (installed in line and ".qml:" in line)]
 
 
 @pytest.mark.slow
@@ -456,19 +446,16 @@ def test_template_app_shows_its_window(public_tmp: Path, display: str, kind: str
     new(public_tmp / "src", kind, {"title": "Tea Timer", "namespace": "jane"})
     project = project_of(public_tmp / "src")
     name = f"{project.name}.jane"
-    code, out, err, seen = run_watching_windows(
-        ["run", "--timeout", "5", str(project)],
-        {"DISPLAY": display, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb"},
-        display, public_tmp)
-    assert code == 0, err
-    assert f"stopped {name}_{project.name}_1.0.0 after 5 s (--timeout)" in out
     title = WINDOW_TITLES[kind].format(name=name)
-    shown = [(t, c) for t, c in seen if t == title and f'"{name}"' in c]
-    assert shown, f"no window {title!r} of {name}; saw {sorted(seen)}"
-    installed = str(project / "build" / "click-run" / "db")
-    problems = [line for line in err.splitlines()
-                if APP_ERRORS.search(line) or (installed in line and ".qml:" in line)]
-    assert not problems, err
+
+    def app_window(seen: Windows) -> bool:
+        return any(t == title and f'"{name}"' in c for t, c in seen)
+
+    code, _, err, seen = run_until_shown(["run", str(project)], {}, display, public_tmp,
+                                         app_window)
+    assert app_window(seen), f"no window {title!r} of {name}; saw {sorted(seen)}\n{err}"
+    assert code == 130 and err.endswith("click-build: interrupted\n"), err  # Ctrl-C ends it
+    assert not app_problems(err, project), err
 
 
 @pytest.mark.slow
@@ -481,12 +468,10 @@ def test_translated_app_shows_its_german_title(public_tmp: Path, display: str) -
     run([*CLICK_BUILD, "i18n", "init", "de"], cwd=project)
     translate(project / "po" / "de.po", {"Tea Timer": "Teekocher"})
     for language, title in (("de", "Teekocher"), ("", "Tea Timer")):
-        code, _, err, seen = run_watching_windows(
-            ["run", "--timeout", "5", str(project)],
-            {"DISPLAY": display, "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
-             "LANGUAGE": language, "LANG": "C.UTF-8"},
-            display, public_tmp)
-        assert code == 0, err
+        code, _, err, seen = run_until_shown(
+            ["run", str(project)], {"LANGUAGE": language, "LANG": "C.UTF-8"}, display,
+            public_tmp, lambda seen, title=title: title in {t for t, _ in seen})
+        assert code == 130, err
         titles = {t for t, _ in seen}
         assert title in titles, (language, sorted(seen))
         assert ({"Teekocher", "Tea Timer"} - {title}).isdisjoint(titles), sorted(seen)
@@ -499,40 +484,37 @@ def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: 
     (project / "www" / "leak").symlink_to("../tea-timer.desktop")  # in the app, not in www/
     empty = public_tmp / "bin"
     empty.mkdir()  # no webapp-container on PATH, whatever this machine has
-    proc = subprocess.Popen([*CLICK_BUILD, "run", "--timeout", "20", str(project)],
-                            env={**os.environ, "PATH": str(empty)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        line = ""
-        for _ in range(10):  # after the installer's warnings (unsigned, no framework file)
-            line = proc.stderr.readline()
-            if "fallback" in line or not line:
-                break
-        assert line.startswith("click-build: warning: webapp-container is not installed"
-                               "; fallback: serving www/ of "
-                               "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
-        url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
-        assert url is not None
-        with urllib.request.urlopen(url.group(0), timeout=10) as response:
-            assert "<title>Tea Timer</title>" in response.read().decode()
-        base = url.group(0).rsplit("/", 1)[0]
-        with urllib.request.urlopen(base + "/js/app.js", timeout=10) as response:
-            assert response.status == 200
-        for outside in ("/leak", "/../tea-timer.desktop", "/%2e%2e/tea-timer.desktop"):
-            with pytest.raises(urllib.error.HTTPError) as denied:
-                urllib.request.urlopen(base + outside, timeout=10)
-            denied.value.close()
-            assert denied.value.code == 404
-        proc.send_signal(2)  # Ctrl-C: the server stops, click-build says so and exits
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    with subprocess.Popen([*CLICK_BUILD, "run", str(project)],  # until Ctrl-C
+                          env={**os.environ, "PATH": str(empty)}, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stderr is not None
+            # after the installer's warnings (unsigned, no framework file)
+            line = LineReader(proc.stderr).until(lambda text: "fallback" in text)
+            assert line.startswith("click-build: warning: webapp-container is not installed"
+                                   "; fallback: serving www/ of "
+                                   "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
+            url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
+            assert url is not None
+            with urllib.request.urlopen(url.group(0), timeout=DEADLINE) as response:
+                assert "<title>Tea Timer</title>" in response.read().decode()
+            base = url.group(0).rsplit("/", 1)[0]
+            with urllib.request.urlopen(base + "/js/app.js", timeout=DEADLINE) as response:
+                assert response.status == 200
+            for outside in ("/leak", "/../tea-timer.desktop", "/%2e%2e/tea-timer.desktop"):
+                with pytest.raises(urllib.error.HTTPError) as denied:
+                    urllib.request.urlopen(base + outside, timeout=DEADLINE)
+                denied.value.close()
+                assert denied.value.code == 404
+            proc.send_signal(signal.SIGINT)  # Ctrl-C: the server stops, click-build says so
+            _, err = proc.communicate(timeout=DEADLINE)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert proc.returncode == 130 and "click-build: interrupted" in err
-    with pytest.raises(urllib.error.URLError):
-        urllib.request.urlopen(url.group(0), timeout=5)
+    with pytest.raises(urllib.error.URLError):  # nobody listens there any more
+        urllib.request.urlopen(url.group(0), timeout=DEADLINE)
 
 
 def _user() -> str:
