@@ -38,7 +38,7 @@ APP_ERRORS = re.compile(r"is not installed|ReferenceError|TypeError|SyntaxError|
 SHOW_SH = """#!/bin/sh
 echo "cwd=$(pwd -P)"
 for a in "$@"; do echo "arg=$a"; done
-env | grep -E '^(APP_|XDG_|PATH=|LD_LIBRARY_PATH=|QML2_IMPORT_PATH=|LANGUAGE=|UBUNTU_|MY_)' | sort
+env | grep -E '^(APP_|XDG_|PATH=|LD_LIBRARY_PATH=|QML2_IMPORT_PATH=|QML_|LANGUAGE=|UBUNTU_|MY_)' | sort
 exit "${EXIT_WITH:-7}"
 """
 
@@ -114,6 +114,7 @@ def test_launch_environment_arguments_folder_and_status(public_tmp: Path) -> Non
         assert (private / "xdg" / folder).is_dir()
     assert env["XDG_RUNTIME_DIR"] == str(private / "xdg" / "runtime")
     assert env["UBUNTU_APP_LAUNCH_ARCH"] == TRIPLET
+    assert env["QML_DISABLE_DISK_CACHE"] == "1"  # QML compiled afresh: never a stale page
     assert env["LANGUAGE"] == "de" and env["MY_SETTING"] == "a b"
     # registered for the current user in the private database, which click-build reads
     listed = cb("list", "--root", private / "db")
@@ -475,6 +476,38 @@ def test_translated_app_shows_its_german_title(public_tmp: Path, display: str) -
         titles = {t for t, _ in seen}
         assert title in titles, (language, sorted(seen))
         assert ({"Teekocher", "Tea Timer"} - {title}).isdisjoint(titles), sorted(seen)
+
+
+@pytest.mark.slow
+def test_an_edited_page_shows_at_the_next_run(public_tmp: Path, display: str) -> None:
+    """Qt's QML disk cache takes a compiled page while the file's path and time match.
+    With SOURCE_DATE_EPOCH set, the edited Main.qml is packed with the time the first
+    one had (the worst case for a cache); the window of the next run shows the edit."""
+    new(public_tmp / "src", "qml", {"title": "Tea Timer", "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    name = f"{project.name}.jane"
+    fixed = {"SOURCE_DATE_EPOCH": "1700000000"}
+    package = project / "build" / "click-run" / f"{name}_1.0.0_all.click"
+
+    def titles(seen: Windows) -> set[str]:
+        return {t for t, c in seen if f'"{name}"' in c and t.endswith(" Timer")}
+
+    def packed_time() -> str:
+        listed = cb("contents", package).stdout.splitlines()
+        (line,) = [line for line in listed if line.endswith(" ./qml/Main.qml")]
+        return " ".join(line.split()[3:5])
+
+    main = project / "qml" / "Main.qml"
+    times = []
+    for title in ("Tea Timer", "Coffee Timer"):
+        main.write_text(re.sub(r'i18n\.tr\("\w+ Timer"\)', f'i18n.tr("{title}")',
+                               main.read_text()))
+        code, _, err, seen = run_until_shown(["run", str(project)], fixed, display, public_tmp,
+                                             titles)
+        assert titles(seen) == {title}, (sorted(seen), err)
+        assert code == 130 and not app_problems(err, project), err
+        times.append(packed_time())
+    assert times[0] == times[1], times  # nothing but the page's text told the two apart
 
 
 @pytest.mark.slow

@@ -103,6 +103,12 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
     triplet = host_triplet()
     changed = launch_environment(os.environ, installed.app_dir, app_id, desktop_path, triplet,
                                  private.homes(os.environ.get("XDG_RUNTIME_DIR")))
+    # Qt's QML disk cache trusts a compiled file while the source's path and time match,
+    # and a package's times need not change with its contents (SOURCE_DATE_EPOCH): a
+    # cache kept from the last run would show the page as it was.  A development run
+    # compiles its QML afresh instead (milliseconds for an app's few files), and so never
+    # loads a cache file it did not write.
+    changed["QML_DISABLE_DISK_CACHE"] = "1"
     changed.update(env or {})
     return Prepared(LaunchPlan(argv, installed.app_dir, changed), app_id, triplet)
 
