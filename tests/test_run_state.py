@@ -15,7 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, need, write_tree
+from conftest import CLICK_BUILD, assert_clean_error, need, write_tree
+from run_support import DEADLINE
 
 #: The app remembers how often it ran in its data folder and leaves a cache file, as a
 #: Qt app does; it prints what it found.
@@ -47,8 +48,9 @@ def plain_app(root: Path) -> Path:
     return root
 
 
-def cb(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLICK_BUILD, *map(str, args)], env={**os.environ, **ENV},
+def cb(*args: str | Path, env: dict[str, str] | None = None,
+       timeout: float = DEADLINE) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLICK_BUILD, *map(str, args)], env={**os.environ, **ENV, **(env or {})},
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -66,9 +68,9 @@ def contents(package: Path) -> list[str]:
     return [line.split()[-1] for line in result.stdout.splitlines()]
 
 
-def run_app(folder: Path) -> dict[str, str]:
+def run_app(folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     """``click-build run FOLDER``: what the app printed."""
-    result = cb("run", folder)
+    result = cb("run", folder, env=env)
     assert result.returncode == 0, result.stderr
     return dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
 
@@ -124,7 +126,7 @@ def test_the_qml_template_as_a_plain_folder_packs_the_same_after_run(public_tmp:
     need("qmlscene")
     made = subprocess.run([*CLICK_BUILD, "new", "qml", "--no-input", "--set", "title=Tea Timer",
                            "--set", "namespace=jane"], cwd=public_tmp, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=DEADLINE)
     assert made.returncode == 0, made.stderr
     template, app = public_tmp / "tea-timer", public_tmp / "app"
     app.mkdir()
@@ -135,9 +137,57 @@ def test_the_qml_template_as_a_plain_folder_packs_the_same_after_run(public_tmp:
     ran = subprocess.run([xvfb_run, "-a", *CLICK_BUILD, "run", "--timeout", "3", str(app)],
                          env={**os.environ, **ENV, "LIBGL_ALWAYS_SOFTWARE": "1",
                               "QT_QPA_PLATFORM": "xcb"},
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=DEADLINE)
     assert ran.returncode == 0, ran.stderr
     assert (app / "build" / "click-run" / "xdg" / "cache").is_dir()
     after = build(app, public_tmp / "after")
     assert contents(after) == contents(before)
     assert after.read_bytes() == before.read_bytes()
+
+
+def test_run_uses_only_a_state_folder_it_made(public_tmp: Path) -> None:
+    """docs/run.md: run marks build/click-run with a key of the user's own; a moved
+    project keeps its state, a copy (or another key) is refused until deleted, and an
+    empty folder is taken."""
+    mine = {"XDG_STATE_HOME": str(public_tmp / "state-home")}
+    app = plain_app(public_tmp / "app")
+    assert run_app(app, mine)["runs"] == "1"
+    key = public_tmp / "state-home" / "click-build" / "run-key"
+    assert key.stat().st_mode & 0o777 == 0o600 and key.parent.stat().st_mode & 0o777 == 0o700
+    assert (app / "build" / "click-run" / ".click-run-mark").is_file()
+    moved = public_tmp / "moved"
+    app.rename(moved)
+    assert run_app(moved, mine)["runs"] == "2"
+
+    copy = public_tmp / "copy"
+    shutil.copytree(moved, copy, symlinks=True)
+    state = copy / "build" / "click-run"
+    message = (f"{state} holds files click-build run did not make for you (no valid "
+               ".click-run-mark: shipped with the project, copied, or left by an older "
+               f"click-build), so it is not used: delete it to start afresh: rm -r {state}")
+    assert_clean_error(cb("run", copy, env=mine), message)
+    other_key = {"XDG_STATE_HOME": str(public_tmp / "another-state-home")}
+    assert_clean_error(cb("run", moved, env=other_key), f"{moved}/build/click-run holds files")
+    shutil.rmtree(state)
+    assert run_app(copy, mine)["runs"] == "1"
+
+    empty = public_tmp / "empty"
+    empty.mkdir()
+    ran = cb("run", "--root", empty, moved, env=mine)
+    assert ran.returncode == 0, ran.stderr
+    assert (empty / ".click-run-mark").is_file() and (empty / "db").is_dir()
+
+
+@pytest.mark.root
+def test_a_build_folder_of_another_user_is_refused(public_tmp: Path) -> None:
+    """docs/run.md: that user could swap what is inside while run works in it."""
+    if os.geteuid() != 0:
+        pytest.skip("making a folder another user's needs root")
+    app = plain_app(public_tmp / "app")
+    (app / "build").mkdir()
+    os.chown(app / "build", 65534, 65534)  # nobody
+    result = cb("run", app)
+    assert_clean_error(result, f"{app}/build belongs to ")
+    assert "not to you (root): click-build keeps its state only in folders of your own" \
+        in result.stderr
+    assert os.listdir(app / "build") == []

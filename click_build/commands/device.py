@@ -202,13 +202,15 @@ def _run(device: Device, args: argparse.Namespace) -> int:
     from ..package import open_click
     from ..run.apps import choose_app, desktop_apps
     from ..run.project import build_project, is_project
+    from ..run.state import walk_folders
 
     if not is_project(args.project):
         raise DeviceError(f"{args.project}: not an app project (no pyproject.toml or "
                           "manifest.json)")
+    # build/ may be the project's (a clone): no link there is followed (run/state.py)
+    outdir = walk_folders(os.path.abspath(args.project), ("build", "click-device"))
     arch = remote.architecture(device)
     _console.info(f"* {device.label} is {arch}")
-    outdir = os.path.join(os.path.abspath(args.project), "build", "click-device")
     package = os.fspath(build_project(args.project, outdir))
     if not _fits(package, arch):
         _console.info(f"* Building again for {arch}")

@@ -19,6 +19,10 @@ from .. import _console
 from ..errors import ConfigError, RunError
 from .launcher import LaunchPlan
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from .private import PrivateRoot
+
 __all__ = ["Prepared", "parse_env_pairs", "prepare", "render_shell", "start"]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -52,21 +56,32 @@ def host_triplet() -> str:
     return ARCH_TRIPLETS.get(dpkg_architecture(), "")
 
 
-def _package_for(target: str, root: str | None) -> tuple[str, str]:
-    """(package file, private root) for a project folder or a .click file."""
-    from .private import default_root
+def _package_for(target: str, root: str | None) -> tuple[str, PrivateRoot, dict[str, str]]:
+    """(package file, private root, the app's XDG folders) for a project folder or a
+    .click file.
+
+    The private root is claimed (:mod:`.state`) and its folders made before anything
+    is built or installed into it.
+    """
+    from .private import PrivateRoot, default_root
     from .project import build_output_on_stderr, build_project, is_project
+    from .state import claim_state_folder
 
     if os.path.isdir(target):
         if not is_project(target):
             raise RunError(f"{target}: not an app project (no pyproject.toml or manifest.json); "
                            "give a project folder or a .click file")
-        private = os.path.abspath(root or default_root(target, True))
+        if root:
+            private = PrivateRoot(claim_state_folder(root))
+        else:
+            private = PrivateRoot(claim_state_folder(default_root(target, True), project=target))
+        homes = private.prepare(os.environ.get("XDG_RUNTIME_DIR"))
         with build_output_on_stderr():  # stdout is the app's, or the --print-env script
-            package = build_project(target, private)
-        return os.fspath(package), private
+            package = build_project(target, private.path)
+        return os.fspath(package), private, homes
     if os.path.isfile(target):
-        return target, os.path.abspath(root or default_root(target, False))
+        private = PrivateRoot(claim_state_folder(root or default_root(target, False)))
+        return target, private, private.prepare(os.environ.get("XDG_RUNTIME_DIR"))
     raise RunError(f"{target}: no such project folder or package file")
 
 
@@ -76,10 +91,9 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
     from ..review.desktop import parse_desktop, split_exec
     from .apps import choose_app, desktop_apps
     from .launcher import expand_exec, launch_environment
-    from .private import PrivateRoot, install_private
+    from .private import install_private
 
-    package, root_path = _package_for(target, root)
-    private = PrivateRoot(root_path)
+    package, private, homes = _package_for(target, root)
     installed = install_private(package, private)
     apps = desktop_apps(installed.manifest)
     app_name = choose_app(apps, installed.name, app, RunError)
@@ -102,7 +116,7 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
     app_id = f"{installed.name}_{app_name}_{installed.version}"
     triplet = host_triplet()
     changed = launch_environment(os.environ, installed.app_dir, app_id, desktop_path, triplet,
-                                 private.homes(os.environ.get("XDG_RUNTIME_DIR")))
+                                 homes)
     # Qt's QML disk cache trusts a compiled file while the source's path and time match,
     # and a package's times need not change with its contents (SOURCE_DATE_EPOCH): a
     # cache kept from the last run would show the page as it was.  A development run

@@ -1,23 +1,28 @@
 """The private Click database ``run`` installs into, and the app's own folders.
 
-Laid out under one root (``PROJECT/build/click-run`` by default)::
+Laid out under one state folder (``PROJECT/build/click-run`` by default), which
+:mod:`.state` makes, marks and walks without following links::
 
+    .click-run-mark        run made this folder (see .state)
     db/                    the database (the installer's layout, no system layers)
     xdg/{config,data,cache,state,runtime}/   the app's XDG_*_HOME folders
-    hooks/  databases.d/   empty: no system hooks run, no /etc/click databases read
 
 The package is installed with the bundled installer as a developer installs
 their own build: unsigned and without the phone's framework files, registered
-for the current user, so the registration path the launcher reads exists.
+for the current user, so the registration path the launcher reads exists.  No
+hook runs and no other database is read: the installer is given an empty
+folder of its own for both, made for each install, never one a project could fill.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from dataclasses import dataclass
 
 from ..errors import RunError
+from .state import folder_inside
 
 __all__ = ["InstalledApp", "PrivateRoot", "default_root", "install_private"]
 
@@ -38,19 +43,15 @@ class PrivateRoot:
     def folder(self, *parts: str) -> str:
         return os.path.join(self.path, *parts)
 
-    def prepare(self) -> None:
-        for parts in (("db",), ("hooks",), ("databases.d",),
-                      *(("xdg", name) for name in HOMES.values())):
-            os.makedirs(self.folder(*parts), 0o755, exist_ok=True)
+    def prepare(self, base_runtime: str | None) -> dict[str, str]:
+        """Make (or check) every folder inside: before anything is built or installed.
 
-    def homes(self, base_runtime: str | None) -> dict[str, str]:
-        """``XDG_*_HOME`` under this root; ``XDG_RUNTIME_DIR`` only where the caller has none."""
-        homes = {var: self.folder("xdg", name) for var, name in HOMES.items()}
+        Returns the app's ``XDG_*_HOME`` under this root, and ``XDG_RUNTIME_DIR`` only
+        where the caller has none."""
+        folder_inside(self.path, "db")
+        homes = {var: folder_inside(self.path, "xdg", name) for var, name in HOMES.items()}
         if not base_runtime:
-            runtime = self.folder("xdg", "runtime")
-            os.makedirs(runtime, 0o700, exist_ok=True)
-            os.chmod(runtime, 0o700)  # Qt refuses a runtime folder others can read
-            homes["XDG_RUNTIME_DIR"] = runtime
+            homes["XDG_RUNTIME_DIR"] = folder_inside(self.path, "xdg", "runtime", private=True)
         return homes
 
 
@@ -116,22 +117,24 @@ def _check_clickpkg_can_enter(path: str) -> None:
 
 
 def install_private(package: str, root: PrivateRoot) -> InstalledApp:
-    """Install ``package`` into the private database for the current user."""
+    """Install ``package`` into the private database (:meth:`PrivateRoot.prepare`d) for
+    the current user."""
     from ..frameworks import frameworks_dir
     from ..install.database import open_database
     from ..install.installer import Installer
     from ..install.users import Registry, current_user_name
     from ..package import open_click
 
-    root.prepare()
     _check_clickpkg_can_enter(root.db)
     with open_click(package) as pkg:
         name = pkg.name
-    db = open_database(root.db, root.folder("databases.d"))
-    installer = Installer(db, frameworks_dir(None), hooks_dir=root.folder("hooks"),
-                          force_missing_framework=True, allow_unauthenticated=True)
     user = current_user_name()
-    installer.install(package, user=user)
+    with tempfile.TemporaryDirectory(prefix="click-build-run.") as nothing:
+        # Empty for both: no system or project hook runs, no /etc/click database is read.
+        db = open_database(root.db, nothing)
+        installer = Installer(db, frameworks_dir(None), hooks_dir=nothing,
+                              force_missing_framework=True, allow_unauthenticated=True)
+        installer.install(package, user=user)
     registry = Registry(db, user)
     version = registry.get_version(name)
     app_dir = registry.get_path(name)
