@@ -4,6 +4,9 @@ Class 1: a cloned project folder is the attacker's, ``build/`` included (``build
 what a review of the tracked files never shows).  Nothing shipped there may be executed
 (a hook's ``Exec``, a compiled QML page) or followed (a link for a folder run writes to,
 or chmods).
+Class 4: the fields of a package's desktop file hold control characters (a NUL, an
+escape sequence, a bidi override): each is one error line, nothing runs, and the
+``--print-env`` script, which a shell runs, runs exactly what was planned.
 
 Each test runs the real CLI as root and as a real unprivileged user in their own home
 (attack_support's accounts and portable CLI) and compares everything around the
@@ -26,6 +29,7 @@ from pathlib import Path
 import pytest
 from attack_support import MODES, assert_refused, real_user, snapshot, user_cli  # noqa: F401
 from conftest import write_tree
+from crafting import MANIFEST, Crafted, Member
 from install_support import run as run_as
 from run_support import DEADLINE
 
@@ -217,3 +221,83 @@ def test_a_cloned_build_folder_is_never_executed_or_followed(bench: Bench) -> No
         assert_ok(bench.run(*args))
     assert bench.world(own) == before
     assert not executed.exists() and not (outside / "links").exists()
+
+
+# --- class 4: control characters in a package's fields -------------------------------
+
+def crafted(bench: Bench, name: str, desktop_file: str) -> Path:
+    """A package whose desktop file is ``desktop_file`` exactly (bytes the builder would
+    refuse to pack included)."""
+    manifest = dict(MANIFEST, hooks={"app": {"desktop": "app.desktop"}})
+    package = Crafted(manifest=manifest, data=[
+        Member("./", kind="dir", mode=0o755),
+        Member("./app.desktop", desktop_file.encode()),
+        Member("./app.sh", SHOW_SH.encode(), mode=0o755)])
+    pkgs = bench.base / "pkgs"
+    pkgs.mkdir(exist_ok=True)
+    path = package.write(pkgs / f"{name}.click")
+    bench.give_away(pkgs)
+    return path
+
+
+def test_control_characters_in_desktop_fields_are_one_error_line(bench: Bench) -> None:
+    executed = bench.outside / "EXECUTED"
+    would_run = f'sh -c "touch {executed}"'
+    cases = [
+        ("exec-nul", desktop(f"{would_run} \0x"), "Exec holds U+0000, a control character"),
+        ("exec-newline", desktop(f"{would_run} a\\nb"),
+         "Exec holds U+000A, a control character"),
+        ("exec-escape", desktop(f"{would_run} \x1b[2K"),
+         "Exec holds U+001B, a control character"),
+        ("exec-c1", desktop(f"{would_run} \x9b2K"), "Exec holds U+009B, a control character"),
+        ("exec-bidi", desktop(f"{would_run} \u202ex"), "Exec holds U+202E, a bidi override"),
+        ("name-nul", desktop(f"{would_run} %c", name="A\0B"),
+         "Name holds U+0000, a control character"),
+        ("icon-newline", desktop(f"{would_run} %i", icon="x\\ny"),
+         "Icon holds U+000A, a control character"),
+    ]
+    state = bench.base / "state"
+    for name, text, message in cases:
+        package = crafted(bench, name, text)
+        before = bench.world(state)
+        for args in (["run"], ["run", "--print-env"]):
+            result = bench.run(*args, "--root", state, package)
+            assert_refused(result, f"com.example.crafted: app.desktop: {message}: a desktop "
+                           "file's values are one line of printable text")
+            assert result.stdout == ""
+        assert bench.world(state) == before, name
+    assert not executed.exists()
+
+    # The same Exec without the character runs: the cases above would have.
+    script = bench.run("run", "--print-env", "--root", state,
+                       crafted(bench, "clean", desktop(f"{would_run} x")))
+    assert_ok(script)
+    assert script.stdout.splitlines()[-1] == f"exec sh -c 'touch {executed}' x"
+
+
+def test_print_env_quotes_everything_for_the_shell(bench: Bench) -> None:
+    """A project folder and Exec arguments full of what a shell reads specially: the
+    script, run by sh, starts the app in the same folder with the same arguments as run
+    does, and runs nothing else."""
+    odd = "it's \"$(touch EXECUTED)\" `touch EXECUTED` ; & | * ~ $HOME \\"
+    project = bench.project(f"p {odd}",
+                            'show.sh "$(touch EXECUTED)" "\\$HOME" \'x y\' "a\\\\b" %U')
+    direct = bench.run("run", project, "--", odd, "")
+    assert_ok(direct)
+    script = bench.run("run", "--print-env", project, "--", odd, "")
+    assert_ok(script)
+    assert all(line.isprintable() for line in script.stdout.splitlines())
+    if bench.switch:
+        pasted = run_as(["sh", "-c", script.stdout], user=bench.user, cwd=str(bench.base),
+                        timeout=DEADLINE)
+    else:
+        pasted = subprocess.run(["sh", "-c", script.stdout], cwd=bench.base,
+                                capture_output=True, text=True, timeout=DEADLINE)
+    assert pasted.returncode == 0, pasted.stderr
+    app_lines = [line for line in direct.stdout.splitlines()
+                 if line.startswith(("cwd=", "arg="))]
+    assert pasted.stdout.splitlines() == app_lines
+    assert app_lines[1:] == ["arg=$(touch EXECUTED)", "arg=$HOME", "arg='x", "arg=y'",
+                             "arg=a\\b", f"arg={odd}", "arg="]
+    assert not [p for p in (bench.base, bench.home, Path.cwd()) if (p / "EXECUTED").exists()]
+    assert not list(bench.base.rglob("EXECUTED"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["Prepared", "parse_env_pairs", "prepare", "render_shell", "start"]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The desktop file's values a launch uses (Exec; Name for %c, Icon for %i).
+_FIELDS = ("Exec", "Name", "Icon")
+#: Bidi embeddings, overrides and isolates: they reorder how a line is shown.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 #: With none of these set, a failing app most likely found no screen to open.
 NO_DISPLAY_HINT_UNLESS = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
@@ -85,6 +90,20 @@ def _package_for(target: str, root: str | None) -> tuple[str, PrivateRoot, dict[
     raise RunError(f"{target}: no such project folder or package file")
 
 
+def _one_line(key: str, value: str) -> str:
+    """``value`` of the desktop file's ``key``, or ValueError if it holds a character that
+    no launcher line may: a control character (a NUL ends an argument where the kernel
+    reads it, and a shell reading the --print-env script drops it), a line or paragraph
+    separator, or a bidi override (the printed script would read otherwise than it runs).
+    A tab separates arguments, as a space does."""
+    for ch in value:
+        if ch != "\t" and (unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI):
+            kind = "a bidi override" if ch in _BIDI else "a control character"
+            raise ValueError(f"{key} holds U+{ord(ch):04X}, {kind}: a desktop file's values "
+                             "are one line of printable text")
+    return value
+
+
 def prepare(target: str, root: str | None = None, app: str | None = None,
             args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Prepared:
     """Build (for a project), install privately, and plan the launch of one app."""
@@ -101,16 +120,17 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
     desktop_path, raw = installed.read_desktop(relpath)
     try:
         entry = parse_desktop(raw)
-        exec_line = (entry.get("Exec") or "").strip()
+        fields = {key: _one_line(key, entry.get(key) or "") for key in _FIELDS}
+        exec_line = fields["Exec"].strip()
         if not exec_line:
             raise ValueError("has no Exec line: nothing to start")
         words = split_exec(exec_line)
     except ValueError as e:
         raise RunError(f"{installed.name}: {relpath}: {e}") from None
-    icon = (entry.get("Icon") or "").strip()
+    icon = fields["Icon"].strip()
     if icon and not icon.startswith("/"):
         icon = os.path.join(installed.app_dir, icon)
-    argv = expand_exec(words, list(args), entry.get("Name") or "", icon, desktop_path)
+    argv = expand_exec(words, list(args), fields["Name"], icon, desktop_path)
     if not argv:
         raise RunError(f"{installed.name}: {relpath}: Exec has no program")
     app_id = f"{installed.name}_{app_name}_{installed.version}"
@@ -129,6 +149,9 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
 
 def render_shell(plan: LaunchPlan) -> str:
     """The launch as a POSIX shell script: ``sh -c "$(click-build run --print-env)"`` runs it."""
+    words = [plan.cwd, *plan.changed.values(), *plan.argv]
+    if any("\0" in word for word in words):  # no shell can hold one: it would run otherwise
+        raise RunError("the launch holds a NUL character, which no shell script can carry")
     lines = [f"cd {shlex.quote(plan.cwd)} || exit"]
     lines += [f"export {k}={shlex.quote(v)}" for k, v in sorted(plan.changed.items())]
     lines.append("exec " + " ".join(shlex.quote(a) for a in plan.argv))

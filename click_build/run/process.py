@@ -106,6 +106,9 @@ def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: floa
                                     stdin=subprocess.DEVNULL, start_new_session=True)
         except OSError as e:
             raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+        except ValueError:  # a NUL: the launch's fields are checked before, this is the net
+            raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
+                           "environment holds a NUL character") from None
         try:
             guard.arm()  # a stop asked for while starting it is acted on now
             returncode = proc.wait(timeout)
