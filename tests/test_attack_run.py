@@ -30,8 +30,8 @@ import pytest
 from attack_support import MODES, assert_refused, real_user, snapshot, user_cli  # noqa: F401
 from conftest import write_tree
 from crafting import MANIFEST, Crafted, Member
+from deadlines import seconds
 from install_support import run as run_as
-from run_support import DEADLINE
 
 APP = "com.example.show"
 SHOW_SH = """#!/bin/sh
@@ -68,7 +68,7 @@ class Bench:
         """``path`` and all in it to the bench's user (links themselves, not their targets)."""
         if self.switch:
             subprocess.run(["chown", "-R", "-h", "-P", f"{self.user}:", str(path)], check=True,
-                           timeout=DEADLINE)
+                           timeout=seconds(30))
 
     def run(self, *args: object) -> subprocess.CompletedProcess[str]:
         """The CLI as the bench's user, in a plain environment: no XDG_* variables (so no
@@ -76,11 +76,12 @@ class Bench:
         extra = {"CLICK_BUILD_REVIEW": "report"}
         cmd = [*self.cli, *map(str, args)]
         if self.switch:  # setpriv --reset-env: the account's own HOME, no XDG_*
-            return run_as(cmd, env=extra, user=self.user, timeout=DEADLINE)
+            return run_as(cmd, env=extra, user=self.user, within=120)
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("XDG_", "CLICK_BUILD_DEVICE"))}
         env.update(extra, HOME=str(self.home))
-        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=DEADLINE)
+        return subprocess.run(cmd, env=env, capture_output=True, text=True,
+                              timeout=seconds(120))
 
     def world(self, *skip: Path) -> dict[str, tuple[object, ...]]:
         """Everything the bench's user has (the home; as root, the bench), but ``skip``."""
@@ -285,10 +286,10 @@ def test_print_env_quotes_everything_for_the_shell(bench: Bench) -> None:
     assert all(line.isprintable() for line in script.stdout.splitlines())
     if bench.switch:
         pasted = run_as(["sh", "-c", script.stdout], user=bench.user, cwd=str(bench.base),
-                        timeout=DEADLINE)
+                        within=30)
     else:
         pasted = subprocess.run(["sh", "-c", script.stdout], cwd=bench.base,
-                                capture_output=True, text=True, timeout=DEADLINE)
+                                capture_output=True, text=True, timeout=seconds(30))
     assert pasted.returncode == 0, pasted.stderr
     app_lines = [line for line in direct.stdout.splitlines()
                  if line.startswith(("cwd=", "arg="))]

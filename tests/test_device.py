@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, write_tree
-from run_support import DEADLINE, LineReader, ended, wait_for
+from deadlines import seconds, wait_for
+from run_support import LineReader, ended
 
 CHATTER = "welcome to the test phone"
 ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
@@ -31,11 +32,11 @@ ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, tex
 
 
 def cb(*args: str | Path, env: dict[str, str] | None = None, input: str | None = None,
-       timeout: float = DEADLINE) -> subprocess.CompletedProcess[str]:
+       within: float = 60) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != "CLICK_BUILD_DEVICE"}
     full.update(env or {})
     return subprocess.run([*CLICK_BUILD, *map(str, args)], env=full, capture_output=True,
-                          text=True, input=input, timeout=timeout)
+                          text=True, input=input, timeout=seconds(within))
 
 
 def free_port() -> int:
@@ -77,7 +78,7 @@ class Phone:
 
     def processes(self) -> list[str]:
         out = subprocess.run(["ps", "-u", self.user, "-o", "pid=,args="], capture_output=True,
-                             text=True, timeout=DEADLINE).stdout
+                             text=True, timeout=seconds(10)).stdout
         return [line for line in out.splitlines() if line.strip()]
 
 
@@ -98,16 +99,16 @@ def phone() -> Iterator[Phone]:
     user = "cbphone" + secrets.token_hex(3)
     home = base / "home"
     subprocess.run(["useradd", "--home-dir", str(home), "--create-home", "--shell", "/bin/bash",
-                    "--user-group", user], check=True, capture_output=True, timeout=DEADLINE)
+                    "--user-group", user], check=True, capture_output=True, timeout=seconds(30))
     # no password, not locked
-    subprocess.run(["usermod", "-p", "*", user], check=True, timeout=DEADLINE)
+    subprocess.run(["usermod", "-p", "*", user], check=True, timeout=seconds(30))
     framework = f"{user}-framework-1.0"  # what this phone provides, as a phone does
     framework_file = Path("/usr/share/click/frameworks") / f"{framework}.framework"
     try:
         with (base / "sshd.log").open("w") as log:
             for key in ("host", "user", "wrong"):
                 subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(base / key)],
-                               check=True, timeout=DEADLINE)
+                               check=True, timeout=seconds(30))
             (base / "authorized_keys").write_text((base / "user.pub").read_text())
             port = free_port()
             (base / "sshd_config").write_text(
@@ -138,14 +139,14 @@ def phone() -> Iterator[Phone]:
         framework_file.unlink(missing_ok=True)
         # fails if the account still runs anything: nothing we started may outlive the test
         gone = subprocess.run(["userdel", "--remove", user], capture_output=True, text=True,
-                              timeout=DEADLINE)
+                              timeout=seconds(30))
         shutil.rmtree(base, ignore_errors=True)
         assert gone.returncode in (0, 12), gone.stderr  # 12: no mail spool to remove
 
 
 def _listening(port: int) -> bool:
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=DEADLINE).close()
+        socket.create_connection(("127.0.0.1", port), timeout=seconds(5)).close()
     except OSError:
         return False
     return True
@@ -238,7 +239,7 @@ def _follow_then_stop(phone: Phone, app_id: str, log: Path) -> None:
             assert lines.line() == "written while following\n"
             assert any("tail" in p for p in phone.processes())
             proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=DEADLINE)
+            _, err = proc.communicate(timeout=seconds(30))
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -330,7 +331,7 @@ def adb_server() -> Iterator[dict[str, str]]:
     env = {"ANDROID_ADB_SERVER_PORT": str(free_port())}
     yield env
     subprocess.run([adb, "kill-server"], env={**os.environ, **env}, capture_output=True,
-                   timeout=DEADLINE)
+                   timeout=seconds(30))
     port = int(env["ANDROID_ADB_SERVER_PORT"])
     wait_for(lambda: not _listening(port), f"the adb server on port {port} to end")
 
@@ -383,6 +384,6 @@ def test_adb_status_line_round_trip(script: str, status: int, output: str) -> No
     from click_build.device.adb import read_status, with_status
 
     ran = subprocess.run(["sh", "-c", with_status(remote_command(script, []))],
-                         capture_output=True, text=True, check=False, timeout=DEADLINE)
+                         capture_output=True, text=True, check=False, timeout=seconds(10))
     assert read_status(ran.stdout) == (status, output)
     assert read_status("error: closed\n") == (None, "error: closed\n")

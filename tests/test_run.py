@@ -22,9 +22,11 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
+from deadlines import seconds, wait_for
 from doc_pages import page_blocks
-from run_support import DEADLINE, LineReader, display, ended, wait_for, windows  # noqa: F401  (the fixture)
+from run_support import LineReader, display, ended  # noqa: F401  (the fixture)
 from templates_support import new, project_of
+from xdisplay import windows
 
 from click_build.run.launcher import expand_exec
 
@@ -70,11 +72,11 @@ def show_app(root: Path, exec_line: str = 'show.sh %U "quoted arg" 100%%', **ext
 REPORT = {"CLICK_BUILD_REVIEW": "report"}
 
 
-def cb(*args: str | Path, env: dict[str, str] | None = None, timeout: float = DEADLINE,
+def cb(*args: str | Path, env: dict[str, str] | None = None, within: float = 120,
        ) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **REPORT, **(env or {})}
     return subprocess.run([*CLICK_BUILD, *map(str, args)], env=full, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=seconds(within))
 
 
 def lines(text: str, prefix: str) -> list[str]:
@@ -157,7 +159,7 @@ def test_the_build_of_a_cpp_app_stays_off_stdout(public_tmp: Path) -> None:
     to stderr, leaving stdout to the app (and click-build's own lines)."""
     new(public_tmp / "src", "cpp", {"title": "Tea Timer", "namespace": "jane"})
     project = project_of(public_tmp / "src")
-    script = cb("run", project, "--print-env", timeout=900)
+    script = cb("run", project, "--print-env", within=300)
     assert script.returncode == 0, script.stderr
     launch = public_tmp / "launch.sh"
     launch.write_text(script.stdout)
@@ -170,7 +172,7 @@ def test_the_build_of_a_cpp_app_stays_off_stdout(public_tmp: Path) -> None:
     (project / "src" / "main.cpp").touch()  # something to compile again
     later = time.time() + 5
     os.utime(project / "src" / "main.cpp", (later, later))
-    ran = cb("run", "--timeout", "5", project, timeout=900,
+    ran = cb("run", "--timeout", "5", project, within=300,
              env={"DISPLAY": "", "WAYLAND_DISPLAY": "", "QT_QPA_PLATFORM": "minimal"})
     assert "-- Install configuration" in ran.stderr and "Building CXX object" in ran.stderr
     build_lines = [line for line in ran.stdout.splitlines()
@@ -224,8 +226,8 @@ def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
 def sleepy(pidfile: Path) -> str:
     """An app that starts a helper (its pid in ``pidfile``) and sleeps far longer than any
     test's deadline."""
-    return (f"#!/bin/sh\nsleep {10 * DEADLINE:.0f} &\necho $! > {pidfile}\necho started\n"
-            f"sleep {10 * DEADLINE:.0f}\n")
+    return (f"#!/bin/sh\nsleep 100000 &\necho $! > {pidfile}\necho started\n"
+            "sleep 100000\n")
 
 
 def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
@@ -250,7 +252,7 @@ def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
             assert proc.stdout is not None
             assert LineReader(proc.stdout).until(lambda line: line == "started\n")
             proc.terminate()
-            _, err = proc.communicate(timeout=DEADLINE)
+            _, err = proc.communicate(timeout=seconds(60))
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -329,7 +331,7 @@ def test_qml_errors_and_status_pass_through(public_tmp: Path) -> None:
     need("qmlscene")
     broken = "import QtQuick 2.12\nimport No.Such.Module 1.0\nItem {}\n"
     app = show_app(public_tmp / "broken", "qmlscene %U main.qml", **{"main.qml": broken})
-    result = cb("run", app, "--timeout", f"{DEADLINE / 2:g}",  # ends by itself long before
+    result = cb("run", app, "--timeout", f"{seconds(60):g}",  # ends by itself long before
                 env={"QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode != 0
     assert 'module "No.Such.Module" is not installed' in result.stderr
@@ -345,8 +347,8 @@ def test_an_app_without_a_display_is_told_where_to_run(public_tmp: Path) -> None
     app = show_app(public_tmp / "headless", "qmlscene %U main.qml", **{"main.qml": qml})
     bare = {k: v for k, v in {**os.environ, **REPORT}.items()
             if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    result = subprocess.run([*CLICK_BUILD, "run", str(app), "--timeout", f"{DEADLINE / 2:g}"],
-                            env=bare, capture_output=True, text=True, timeout=DEADLINE)
+    result = subprocess.run([*CLICK_BUILD, "run", str(app), "--timeout", f"{seconds(60):g}"],
+                            env=bare, capture_output=True, text=True, timeout=seconds(120))
     assert result.returncode == 134  # SIGABRT, passed on as a shell shows it
     hint = ("click-build: warning: com.example.show_show_1.0 ended with status 134, and no "
             "display was set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
@@ -355,7 +357,7 @@ def test_an_app_without_a_display_is_told_where_to_run(public_tmp: Path) -> None
     assert "could not connect to display" in result.stderr
     virtual = subprocess.run([need("xvfb-run"), "-a", *CLICK_BUILD, "run", str(app), "--timeout",
                               "3"], env={**bare, "LIBGL_ALWAYS_SOFTWARE": "1"},
-                             capture_output=True, text=True, timeout=DEADLINE)
+                             capture_output=True, text=True, timeout=seconds(120))
     assert virtual.returncode == 0, virtual.stderr
     assert "stopped com.example.show_show_1.0 after 3 s (--timeout)" in virtual.stdout
     shown = cb("run", show_app(public_tmp / "shown"), env={"DISPLAY": ":99"})
@@ -419,7 +421,7 @@ def run_until_shown(args: list[str], env: dict[str, str], display: str, tmp: Pat
             [*CLICK_BUILD, *args], env={**os.environ, **X_ENV, "DISPLAY": display, **env},
             stdout=o, stderr=e) as proc:
         try:
-            wait_for(done, f"the window of {args}")
+            wait_for(done, f"the window of {args}", within=120)
         finally:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGINT)
@@ -529,25 +531,25 @@ def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: 
                                    "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
             url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
             assert url is not None
-            with urllib.request.urlopen(url.group(0), timeout=DEADLINE) as response:
+            with urllib.request.urlopen(url.group(0), timeout=seconds(10)) as response:
                 assert "<title>Tea Timer</title>" in response.read().decode()
             base = url.group(0).rsplit("/", 1)[0]
-            with urllib.request.urlopen(base + "/js/app.js", timeout=DEADLINE) as response:
+            with urllib.request.urlopen(base + "/js/app.js", timeout=seconds(10)) as response:
                 assert response.status == 200
             for outside in ("/leak", "/../tea-timer.desktop", "/%2e%2e/tea-timer.desktop"):
                 with pytest.raises(urllib.error.HTTPError) as denied:
-                    urllib.request.urlopen(base + outside, timeout=DEADLINE)
+                    urllib.request.urlopen(base + outside, timeout=seconds(10))
                 denied.value.close()
                 assert denied.value.code == 404
             proc.send_signal(signal.SIGINT)  # Ctrl-C: the server stops, click-build says so
-            _, err = proc.communicate(timeout=DEADLINE)
+            _, err = proc.communicate(timeout=seconds(60))
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
     assert proc.returncode == 130 and "click-build: interrupted" in err
     with pytest.raises(urllib.error.URLError):  # nobody listens there any more
-        urllib.request.urlopen(url.group(0), timeout=DEADLINE)
+        urllib.request.urlopen(url.group(0), timeout=seconds(10))
 
 
 def _user() -> str:
@@ -596,7 +598,7 @@ def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
            "XDG_CACHE_HOME": str(public_tmp / "cache")}
     env.pop("CLICK_BUILD_DEVICE", None)
     result = subprocess.run(["bash", "-e", "-c", "\n".join(run_lines)], cwd=public_tmp, env=env,
-                            capture_output=True, text=True, timeout=900)
+                            capture_output=True, text=True, timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", result.stdout)
     assert stopped == ["tea-timer.jane_tea-timer_1.0.0", "tea-timer.jane_tea-timer_1.0.0",

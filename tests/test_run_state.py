@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, write_tree
-from run_support import DEADLINE
+from deadlines import seconds
 
 #: The app remembers how often it ran in its data folder and leaves a cache file, as a
 #: Qt app does; it prints what it found.
@@ -49,9 +49,9 @@ def plain_app(root: Path) -> Path:
 
 
 def cb(*args: str | Path, env: dict[str, str] | None = None,
-       timeout: float = DEADLINE) -> subprocess.CompletedProcess[str]:
+       within: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLICK_BUILD, *map(str, args)], env={**os.environ, **ENV, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=seconds(within))
 
 
 def build(folder: Path, out: Path) -> Path:
@@ -126,7 +126,7 @@ def test_the_qml_template_as_a_plain_folder_packs_the_same_after_run(public_tmp:
     need("qmlscene")
     made = subprocess.run([*CLICK_BUILD, "new", "qml", "--no-input", "--set", "title=Tea Timer",
                            "--set", "namespace=jane"], cwd=public_tmp, capture_output=True,
-                          text=True, timeout=DEADLINE)
+                          text=True, timeout=seconds(120))
     assert made.returncode == 0, made.stderr
     template, app = public_tmp / "tea-timer", public_tmp / "app"
     app.mkdir()
@@ -137,7 +137,7 @@ def test_the_qml_template_as_a_plain_folder_packs_the_same_after_run(public_tmp:
     ran = subprocess.run([xvfb_run, "-a", *CLICK_BUILD, "run", "--timeout", "3", str(app)],
                          env={**os.environ, **ENV, "LIBGL_ALWAYS_SOFTWARE": "1",
                               "QT_QPA_PLATFORM": "xcb"},
-                         capture_output=True, text=True, timeout=DEADLINE)
+                         capture_output=True, text=True, timeout=seconds(120))
     assert ran.returncode == 0, ran.stderr
     assert (app / "build" / "click-run" / "xdg" / "cache").is_dir()
     after = build(app, public_tmp / "after")

@@ -23,8 +23,11 @@ def private_display() -> Iterator[str]:
     """A new Xvfb on a free display number (it says which: -displayfd); ``:N``."""
     read_end, write_end = os.pipe()
     try:
+        # -noreset: an X server resets when its last client leaves, and refuses whoever
+        # connects meanwhile: an app starting as a poll's xwininfo leaves found no display.
         server = subprocess.Popen([need("Xvfb"), "-displayfd", str(write_end), "-nolisten", "tcp",
-                                   "-screen", "0", "1024x768x24"], pass_fds=(write_end,),
+                                   "-noreset", "-screen", "0", "1024x768x24"],
+                                  pass_fds=(write_end,),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except BaseException:
         os.close(read_end)
