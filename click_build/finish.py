@@ -576,8 +576,8 @@ def review_built(path: str, mode: str = "errors", switch: str = "--no-validate")
     except ClickError as e:  # the package we just wrote does not read back: a bug
         raise BuildError(f"review: could not read {path}: {e}") from None
     for finding in findings:
-        if finding.severity == "info":  # advice, with its fix
-            _console.info(f"review: {finding.line()} - {finding.hint}")
+        if finding.severity == "info":  # advice: a line, and its fix below it
+            _console.info(f"review: {finding.line()}\n    fix: {finding.hint}")
         else:
             _console.warn(f"review: {finding.severity}: {finding.line()} - {finding.hint}")
     counts = count(findings)

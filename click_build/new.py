@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import _console
 from .errors import ConfigError
-from .framework_table import TEMPLATE_FRAMEWORKS
+from .framework_table import FRAMEWORKS as FRAMEWORK_TABLE
 from .manifest import validate
 from .versions import version_problem
 
@@ -47,8 +47,9 @@ __all__ = [
     "templates_dir",
 ]
 
-#: Frameworks a new app may target, the newest (the default) first.
-FRAMEWORKS = TEMPLATE_FRAMEWORKS
+#: Frameworks a new app may target: every one the table marks available, the ``-qml``
+#: variants included (each template's own list, first its default, is what it offers).
+FRAMEWORKS = tuple(name for name, state in FRAMEWORK_TABLE.items() if state == "available")
 
 # \Z, not $: "$" also matches before a final newline ("app\n" is no app name).
 APP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
@@ -212,12 +213,21 @@ def parse_assignments(items: Iterable[str], template: Template) -> dict[str, str
                 f"({hint}it asks: {', '.join(template.questions)})"
             )
         choices = template.defaults[key]
-        if isinstance(choices, list) and value not in choices:
+        if isinstance(choices, list) and value not in _accepted(key, choices):
             raise ConfigError(
-                f"--set {key}={value}: choose one of: {', '.join(map(str, choices))}"
+                f"--set {key}={value}: choose one of: {', '.join(_accepted(key, choices))}"
             )
         out[key] = value
     return out
+
+
+def _accepted(key: str, choices: Iterable[object]) -> list[str]:
+    """The answers a choice question takes: the template's own choices (what it offers
+    at a prompt), and for ``framework`` every available framework as well."""
+    offered = [str(c) for c in choices]
+    if key == "framework":
+        offered += [f for f in FRAMEWORKS if f not in offered]
+    return offered
 
 
 #: Unicode categories a one-line answer must not hold: controls (line breaks, tabs,
@@ -341,12 +351,18 @@ def answer_problems(answers: Mapping[str, object]) -> list[str]:
 
 def answer_warnings(answers: Mapping[str, object]) -> list[str]:
     """What valid answers may still cost the app (the stores' review warns)."""
+    warnings = []
     app_id = (f"{answers.get('app_name')}.{answers.get('namespace')}_"
               f"{answers.get('app_name')}_{answers.get('version')}")
     if len(app_id) > ADVISED_APP_ID:
-        return [f"the app id {_shown(app_id)} is {len(app_id)} characters; the stores' review "
-                f"warns above {ADVISED_APP_ID} (shorten app_name, namespace or version)"]
-    return []
+        warnings.append(f"the app id {_shown(app_id)} is {len(app_id)} characters; the stores' "
+                        f"review warns above {ADVISED_APP_ID} (shorten app_name, namespace or "
+                        "version)")
+    framework, kind = str(answers.get("framework")), answers.get("_kind")
+    if kind != "qml" and framework.endswith("-qml"):  # the review advises it for pure QML
+        warnings.append(f"framework {framework!r} is for pure QML apps, and the {kind} "
+                        f"template's is not: choose {framework.removesuffix('-qml')!r}")
+    return warnings
 
 
 def pre_gen_hook(context_json: str) -> int:
@@ -406,10 +422,11 @@ def _collect_answers(
         if isinstance(raw, list):
             options = [render_variable(env, option, answers) for option in raw]
             if key in given:
-                if given[key] not in options:
+                if given[key] not in _accepted(key, options):
                     raise ConfigError(f"{key}: {_shown(given[key])}: choose one of: "
-                                      f"{', '.join(map(str, options))}")
-                options.remove(given[key])
+                                      f"{', '.join(_accepted(key, options))}")
+                if given[key] in options:
+                    options.remove(given[key])
                 options.insert(0, given[key])
             answers[key] = options[0] if no_input else read_user_choice(
                 key, options, prompts, prefix)

@@ -32,12 +32,12 @@ def json_value(value: object, indent: int | None = None) -> Markup:
 
 def apparmor_policy_version(framework: str) -> float:
     """The ``policy_version`` an AppArmor hook file needs for ``framework``."""
-    from .framework_table import TEMPLATE_FRAMEWORKS, policy_version_for
+    from .framework_table import policy_version_for
+    from .new import FRAMEWORKS
 
-    found = policy_version_for([framework]) if framework in TEMPLATE_FRAMEWORKS else None
+    found = policy_version_for([framework]) if framework in FRAMEWORKS else None
     if found is None:
-        known = ", ".join(TEMPLATE_FRAMEWORKS)
-        raise ValueError(f"unknown framework {framework!r} (known: {known})")
+        raise ValueError(f"unknown framework {framework!r} (known: {', '.join(FRAMEWORKS)})")
     return found[1]
 
 

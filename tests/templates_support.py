@@ -33,10 +33,18 @@ ANSWER_SETS = {"defaults": DEFAULTS, "unusual": UNUSUAL}
 PYTHON_UNUSUAL_VERSION = "2024.12.1rc3"
 
 
+#: The framework a fresh project of each kind starts on: what the review recommends
+#: (a pure QML app needs only the framework's -qml variant).
+DEFAULT_FRAMEWORKS = {"qml": "ubuntu-touch-24.04-1.x-qml", "html5": "ubuntu-touch-24.04-1.x",
+                      "python": "ubuntu-touch-24.04-1.x", "cpp": "ubuntu-touch-24.04-1.x"}
+
+
 def answers_for(kind: str, label: str) -> dict[str, str]:
     answers = dict(ANSWER_SETS[label])
     if kind == "python" and "version" in answers:
         answers["version"] = PYTHON_UNUSUAL_VERSION
+    if kind == "qml" and "framework" in answers:
+        answers["framework"] += "-qml"  # the qml template's own choice for 20.04
     if kind == "cpp" and "framework" in answers:
         # C++ compiled on this machine links its Qt 5.15: that is 24.04's Qt.
         # 20.04 (Qt 5.12) is covered by test_cpp_project_builds_with_plain_cmake.

@@ -14,6 +14,7 @@ import pytest
 from conftest import CLICK_BUILD, ROOT, assert_clean_error, need, run
 from templates_support import (
     ANSWER_SETS,
+    DEFAULT_FRAMEWORKS,
     KINDS,
     UNUSUAL,
     answer_on_terminal,
@@ -73,7 +74,7 @@ def test_manifest_and_hook_files_follow_the_answers(
     else:
         assert app == answers["app_name"]
     manifest = source_manifest(project)
-    framework = answers["framework"] if label == "unusual" else "ubuntu-touch-24.04-1.x"
+    framework = answers["framework"] if label == "unusual" else DEFAULT_FRAMEWORKS[kind]
     assert manifest["name"] == f"{app}.{answers['namespace']}"
     assert manifest["title"] == answers["title"]
     assert source_version(project) == answers["version"]
@@ -98,7 +99,7 @@ def test_manifest_and_hook_files_follow_the_answers(
     apparmor = json.loads((project / f"{app}.apparmor").read_text())
     assert apparmor["policy_version"] == apparmor_policy_version(framework)
     assert apparmor["policy_version"] == {"ubuntu-touch-24.04-1.x": 2404.1,
-                                          "ubuntu-sdk-20.04": 20.04}[framework]
+                                          "ubuntu-sdk-20.04": 20.04}[framework.removesuffix("-qml")]
     assert isinstance(apparmor["policy_groups"], list)
 
 
@@ -327,7 +328,9 @@ def test_output_dir_is_created_when_needed(tmp_path: Path) -> None:
     (["qml", "--set", "tittle=x"], "did you mean 'title'?"),
     (["qml", "--set", "_kind=cpp"], "has no such question"),
     (["qml", "--set", "title"], "expected KEY=VALUE"),
-    (["qml", "--set", "framework=ubuntu-sdk-16.04"], "choose one of: ubuntu-touch-24.04-1.x"),
+    (["qml", "--set", "framework=ubuntu-sdk-16.04"],
+     "choose one of: ubuntu-touch-24.04-1.x-qml, ubuntu-sdk-20.04-qml, ubuntu-sdk-20.04, "),
+    (["cpp", "--set", "framework=ubuntu-touch-24.04"], "choose one of: ubuntu-touch-24.04-1.x, "),
     ([], "name a template"),
 ])
 def test_bad_arguments(tmp_path: Path, args: list[str], fragment: str) -> None:
@@ -360,7 +363,7 @@ def test_questions_are_asked_on_a_terminal(tmp_path: Path) -> None:
     assert manifest["name"] == "pty-app.jane"
     assert manifest["maintainer"] == "Jane Doe <jane@example.org>"
     assert manifest["version"] == "0.1"
-    assert manifest["framework"] == "ubuntu-sdk-20.04"
+    assert manifest["framework"] == "ubuntu-sdk-20.04-qml"  # the qml template's second choice
 
 
 # --- plain cookiecutter on the template folders -----------------------------

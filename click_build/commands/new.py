@@ -23,7 +23,9 @@ questions (asked on a terminal, or given with --set KEY=VALUE):
   maintainer_name   your name
   maintainer_email  your e-mail address
   version           a Debian version such as 1.0.0 (python: also PEP 440)
-  framework         ubuntu-touch-24.04-1.x (default) or ubuntu-sdk-20.04
+  framework         the Ubuntu Touch release: ubuntu-touch-24.04-1.x (default) or
+                    ubuntu-sdk-20.04; for qml their smaller -qml variants (its default
+                    ubuntu-touch-24.04-1.x-qml); any available framework is taken
 Every answer is checked before anything is written, and is used as written: template
 syntax such as {{ }} in an answer is never evaluated.
 
