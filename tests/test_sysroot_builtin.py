@@ -64,13 +64,16 @@ def archive(base: Path, key: Key, debs: list[Path], suite: str = SUITE) -> Path:
         data = path.read_bytes()
         stanzas.append(f"{fields}\nFilename: {path.relative_to(base)}\nSize: {len(data)}\n"
                        f"SHA256: {hashlib.sha256(data).hexdigest()}\n")
-    index = lzma.compress("\n".join(stanzas).encode())
+    plain = "\n".join(stanzas).encode()
+    index = lzma.compress(plain)
     where = base / "dists" / suite / "main" / "binary-arm64"
     where.mkdir(parents=True, exist_ok=True)
     (where / "Packages.xz").write_bytes(index)
+    (where / "Packages").write_bytes(plain)
     release = (f"Origin: Test\nSuite: {suite}\nCodename: {suite}\nArchitectures: arm64\n"
-               f"Components: main\nSHA256:\n {hashlib.sha256(index).hexdigest()} {len(index)} "
-               "main/binary-arm64/Packages.xz\n")
+               "Date: Sat, 11 Jan 2025 10:00:00 UTC\nComponents: main\nSHA256:\n"
+               f" {hashlib.sha256(plain).hexdigest()} {len(plain)} main/binary-arm64/Packages\n"
+               f" {hashlib.sha256(index).hexdigest()} {len(index)} main/binary-arm64/Packages.xz\n")
     signed = gpg(key.home, "--clearsign", "--output", "-", stdin=release.encode()).stdout
     (base / "dists" / suite / "InRelease").write_bytes(signed)
     return base
@@ -348,3 +351,20 @@ def test_bundle_names_the_shared_libraries_of_a_projects_packages(
     assert "bundle: libfoo1 is part of the framework's root" in capsys.readouterr().err
     with pytest.raises(SysrootError, match="bundle: libnone is not in the test-12 arm64 root"):
         bundled_libraries(stored, ["libnone"])
+
+
+@pytest.mark.parametrize("method", ["apt", "builtin"])
+def test_one_index_that_fails_is_a_warning_by_both_ways(
+        tmp_path: Path, pinned: Key, method: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mirror in the middle of a sync serves an index that is not the one its signed
+    release names: that index is left out with a warning; a second one would stop it."""
+    mirror = small_archive(tmp_path / "mirror", pinned)
+    updates = archive(mirror, pinned, list((mirror / "pool").glob("unrelated_*.deb")),
+                      suite=f"{SUITE}-updates")
+    for index in (updates / "dists" / f"{SUITE}-updates" / "main" / "binary-arm64").iterdir():
+        index.write_bytes(index.read_bytes() + b"\0")  # not the size nor hash it is signed with
+    stored = create(profile("libfoo-dev", suites=(SUITE, f"{SUITE}-updates")),
+                    {"debian": f"file://{mirror}"}, tmp_path / "cache", method=method)
+    assert len(stored.meta["installed"]) == 4  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert "warning:" in err and f"{SUITE}-updates" in err

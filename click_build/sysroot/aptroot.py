@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,6 +27,8 @@ __all__ = ["apt_available", "make_root_apt"]
 
 _INST = re.compile(r"^Inst (\S+) (?:\[\S+\] )?\((\S+) .*\[(\S+)\]\)", re.MULTILINE)
 _FILE_OF = re.compile(r"(\d+) of (\d+)")
+#: apt-get update's line for a release file it has: "Get:1 URI SUITE InRelease [...]".
+_FETCHED = re.compile(r"^(?:Hit|Get):\d+ (\S+) (\S+) InRelease", re.MULTILINE)
 #: What apt-get says when a host does not answer (its messages are English: LC_ALL=C).
 _NETWORK = ("Could not resolve", "Temporary failure resolving", "Could not connect",
             "Connection failed", "Connection timed out", "No route to host",
@@ -118,37 +121,76 @@ def _apt(conf: Path, *args: str, status_fd: bool = False,
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def _bare(uri: str) -> str:
+    """``http://host/path`` and ``file:/path`` as apt prints them, without the scheme."""
+    return re.sub(r"^[a-z]+:/*", "", uri).rstrip("/")
+
+
 def _check_update(result: subprocess.CompletedProcess[str], profile: Profile,
-                  urls: dict[str, str], lists: Path) -> None:
+                  urls: dict[str, str]) -> None:
     text = result.stdout + result.stderr
+    fetched = {(_bare(m.group(1)), m.group(2)) for m in _FETCHED.finditer(text)}
     for source in profile.sources:
         archive = ARCHIVES[source.archive]
         url = urls[source.archive]
         host = host_of(url)
-        mine = [line for line in text.splitlines() if url in line or host in line]
-        trouble = [line for line in mine if any(n in line for n in _NETWORK)]
-        prefix = url.split("://", 1)[-1].replace("/", "_")
-        have = [p for p in lists.iterdir() if p.name.startswith(prefix)
-                and p.name.endswith("InRelease")] if lists.is_dir() else []
+        have = [suite for suite in source.suites if (_bare(url), suite) in fetched]
         if not have:
-            if trouble or not mine:
-                reason = trouble[0].split(host, 1)[-1].strip(" ':") if trouble else "no answer"
+            trouble = [line for line in text.splitlines()
+                       if host in line and any(n in line for n in _NETWORK)]
+            if trouble or host not in text:
                 from .fetch import unreachable
 
+                reason = trouble[0].split(host, 1)[-1].strip(" ':") if trouble else ""
                 raise unreachable(archive, url, reason or "no answer")
+            mine = [line.strip() for line in text.splitlines() if host in line]
             raise SysrootError(f"the {archive.name} archive at {url} gave no valid index: "
-                               + " ".join(l.strip() for l in mine[-3:]))
-        if len(have) < len(source.suites):
-            _console.warn(f"{len(source.suites) - len(have)} of the {archive.name} archive's "
-                          f"indexes could not be read; going on without them")
+                               + " ".join(mine[-3:]))
     bad = [line for line in text.splitlines()
            if "NO_PUBKEY" in line or "BADSIG" in line or "is not signed" in line]
     if bad:
         raise SysrootError("an archive's index is not signed by a key click-build trusts: "
                            + bad[0].strip())
-    if result.returncode != 0:
+    failed = [line for line in text.splitlines()
+              if line.startswith(("E: Failed to fetch", "W: Failed to fetch"))]
+    if len(failed) > 1:
+        raise SysrootError(f"{len(failed)} of the archives' indexes could not be read: "
+                           + failed[0][3:].strip())
+    if failed:  # one index may fail (a mirror in the middle of a sync): apt goes on
+        _console.warn(f"going on without one index: {failed[0][3:].strip()}")
+    elif result.returncode != 0:
         last = [l for l in result.stderr.splitlines() if l.startswith("E:")]
         raise SysrootError("apt-get update failed: " + (last[0] if last else result.stderr[-300:]))
+
+
+def _copy_local(conf: Path, chosen: list[tuple[str, str, str]], local: list[str],
+                pool: Path) -> None:
+    """apt uses a ``file://`` mirror's packages in place, never copying them to its
+    cache: copy them into the pool (checked against the index's SHA-256)."""
+    import hashlib
+
+    shown = subprocess.run(
+        ["apt-cache", "--no-all-versions", "show", *[f"{n}={v}" for n, v, _ in chosen]],
+        env={**os.environ, **_ENV, "APT_CONFIG": str(conf)}, capture_output=True, text=True)
+    for stanza in shown.stdout.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in stanza.splitlines()
+                      if ": " in line and not line.startswith(" "))
+        try:
+            name = f"{fields['Package']}_{fields['Version'].replace(':', '%3a')}_" \
+                   f"{fields['Architecture']}.deb"
+            filename, sha256 = fields["Filename"], fields["SHA256"]
+        except KeyError:
+            continue
+        if (pool / name).is_file() or "/../" in f"/{filename}/":
+            continue
+        for base in local:
+            folder = "/" + urllib.parse.unquote(base.split(":", 1)[1]).lstrip("/")
+            source = Path(folder) / filename
+            if source.is_file() and hashlib.sha256(source.read_bytes()).hexdigest() == sha256:
+                part = pool / f".{name}.{os.getpid()}.part"
+                shutil.copyfile(source, part)
+                os.replace(part, pool / name)
+                break
 
 
 def make_root_apt(profile: Profile, urls: dict[str, str], keyrings: dict[str, bytes],
@@ -157,7 +199,7 @@ def make_root_apt(profile: Profile, urls: dict[str, str], keyrings: dict[str, by
     (name, version)."""
     conf = _config(work, pool, profile.arch)
     _sources(work, profile, urls, keyrings)
-    _check_update(_apt(conf, "update"), profile, urls, work / "state" / "lists")
+    _check_update(_apt(conf, "update"), profile, urls)
     packages = list(profile.packages)
     plan = _apt(conf, "install", "-s", "-y", *packages)
     if plan.returncode != 0:
@@ -179,6 +221,9 @@ def make_root_apt(profile: Profile, urls: dict[str, str], keyrings: dict[str, by
         raise SysrootError("apt-get could not download the packages: "
                            + " ".join(got.stderr.strip().splitlines()[-2:]))
     debs = [pool / f"{n}_{v.replace(':', '%3a')}_{a}.deb" for n, v, a in chosen]
+    local = [u for u in urls.values() if u.startswith("file:")]
+    if local and any(not d.is_file() for d in debs):
+        _copy_local(conf, chosen, local, pool)
     missing = [d.name for d in debs if not d.is_file()]
     if missing:
         raise SysrootError(f"apt-get did not download {missing[0]} into {pool}")
