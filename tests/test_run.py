@@ -539,10 +539,9 @@ def test_an_edited_page_shows_at_the_next_run(public_tmp: Path, display: str) ->
                                              display, public_tmp, titles)
         assert titles(seen) == {title}, (sorted(seen), err)
         assert code == 130 and not app_problems(err, state / "db"), err
-    listed = [cb("contents", public_tmp / f"{n}.click").stdout for n in (0, 1)]
-    assert [line.split()[3:5] for line in listed[0].splitlines()] == \
-        [line.split()[3:5] for line in listed[1].splitlines()] == \
-        [["2023-11-14", "22:13"]] * len(listed[0].splitlines())
+    times = {" ".join(line.split()[3:5]) for n in (0, 1)
+             for line in cb("contents", public_tmp / f"{n}.click").stdout.splitlines()}
+    assert len(times) == 1, times  # both packages, every file: one time
 
 
 @pytest.mark.slow
