@@ -230,6 +230,9 @@ def test_the_fix_installs_a_wheel_that_ships_the_cmake_package_and_templates(
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
     assert {n.split("/", 2)[2] for n in names if n.startswith("click_build/cmake/")} == CMAKE_FILES
+    # the archive keys a sysroot is checked with (click_build/sysroot/keys.py pins them)
+    assert {"click_build/sysroot/keys/debian-archive.asc",
+            "click_build/sysroot/keys/ubuntu-archive.asc"} <= names
     expected = {
         "click_build/templates/" + p.relative_to(source / "templates").as_posix()
         for p in (source / "templates").rglob("*") if p.is_file()

@@ -186,3 +186,23 @@ def test_the_command_line_refuses_bad_requests_in_one_line(tmp_path: Path) -> No
     listing = cli("list")
     assert listing.returncode == 0
     assert listing.stdout.startswith(f"no sysroots in {tmp_path / 'cache'}")
+
+
+def test_without_apt_the_builtin_way_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fedora, Arch, macOS: no apt-get or dpkg-deb on PATH, so auto is click-build's own."""
+    import shutil
+
+    from click_build.sysroot import _method
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    gpgv = shutil.which("gpgv")
+    assert gpgv is not None
+    (tools / "gpgv").symlink_to(gpgv)
+    monkeypatch.setenv("PATH", str(tools))
+    assert _method("auto") == "builtin"
+    with pytest.raises(SysrootError, match="--method apt needs apt-get, dpkg-deb and gpgv"):
+        _method("apt")
+    (tools / "apt-get").symlink_to(shutil.which("apt-get", path="/usr/bin:/bin") or "/bin/true")
+    (tools / "dpkg-deb").symlink_to(shutil.which("dpkg-deb", path="/usr/bin:/bin") or "/bin/true")
+    assert _method("auto") == "apt"
