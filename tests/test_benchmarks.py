@@ -98,7 +98,7 @@ def test_bench_review(tmp_path: Path) -> None:
 @pytest.mark.xdist_group("sysroot")
 def test_bench_sysroot(tmp_path: Path) -> None:
     """On the suite's Debian root (made once per machine): disk and one warm build each."""
-    from test_sysroot_build import test_cache, unreachable_without_roots
+    from sysroot_support import test_cache, unreachable_without_roots
 
     reason = unreachable_without_roots()
     if reason:

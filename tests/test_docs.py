@@ -164,7 +164,7 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
     session = home_for(docs_env, public_tmp, tmp_path / "state", display)
     if page in SYSROOT_PAGES:
         # The roots the sysroot tests keep (made once per machine, not per run).
-        from test_sysroot_build import test_cache, unreachable_without_roots
+        from sysroot_support import test_cache, unreachable_without_roots
 
         reason = unreachable_without_roots()
         if reason:

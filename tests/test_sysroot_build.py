@@ -17,13 +17,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from cmake_support import click_build_copy, elf_machine
 from conftest import CLICK_BUILD, ROOT, need, run
 from install_support import run as run_as
+from sysroot_support import FRAMEWORK, test_cache, unreachable
 
 from click_build.sysroot import aptroot, find, profile_for, stored_roots, toolchain_for
 from click_build.sysroot.builtin import _candidates
@@ -34,41 +34,7 @@ from click_build.sysroot.store import Stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sysroot")]
 
-FRAMEWORK = "ubuntu-touch-24.04-1.x"
 MACHINES = {"arm64": 183, "armhf": 40}
-
-
-def test_cache() -> Path:
-    named = os.environ.get("CLICK_BUILD_TEST_SYSROOTS")
-    if named:
-        return Path(named)
-    if os.geteuid() == 0:
-        return Path("/var/cache/click-build-tests/sysroots")
-    return Path(os.path.expanduser("~/.cache/click-build-tests/sysroots"))
-
-
-test_cache.__test__ = False  # type: ignore[attr-defined]
-
-
-def _unreachable() -> str | None:
-    url = mirror_url(ARCHIVES["debian"]) + "/dists/bookworm/InRelease"
-    try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            response.read(64)
-    except OSError as e:
-        return f"{url}: {e}"
-    return None
-
-
-def unreachable_without_roots() -> str | None:
-    """Why the debian-12 roots cannot be had (not made yet, and Debian's archive out of
-    reach), or None."""
-    for arch in ("arm64", "armhf"):
-        if find(profile_for(FRAMEWORK, arch, "debian-12"), cache=test_cache()) is None:
-            reason = _unreachable()
-            if reason:
-                return f"Debian's archive cannot be reached, so no root is made: {reason}"
-    return None
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
@@ -83,7 +49,7 @@ def made(arch: str, cache: Path | None = None, method: str = "auto") -> Stored:
     profile = profile_for(FRAMEWORK, arch, "debian-12")
     stored = find(profile, cache=cache)
     if stored is None:
-        reason = _unreachable()
+        reason = unreachable()
         if reason:
             pytest.skip(f"Debian's archive cannot be reached, so no root is made: {reason}")
         cache.mkdir(parents=True, exist_ok=True)
