@@ -35,6 +35,7 @@ __all__ = [
     "FRAMEWORKS",
     "AnswerError",
     "Template",
+    "accepted_answers",
     "answer_problems",
     "answer_warnings",
     "find_template",
@@ -213,15 +214,15 @@ def parse_assignments(items: Iterable[str], template: Template) -> dict[str, str
                 f"({hint}it asks: {', '.join(template.questions)})"
             )
         choices = template.defaults[key]
-        if isinstance(choices, list) and value not in _accepted(key, choices):
+        if isinstance(choices, list) and value not in accepted_answers(key, choices):
             raise ConfigError(
-                f"--set {key}={value}: choose one of: {', '.join(_accepted(key, choices))}"
+                f"--set {key}={value}: choose one of: {', '.join(accepted_answers(key, choices))}"
             )
         out[key] = value
     return out
 
 
-def _accepted(key: str, choices: Iterable[object]) -> list[str]:
+def accepted_answers(key: str, choices: Iterable[object]) -> list[str]:
     """The answers a choice question takes: the template's own choices (what it offers
     at a prompt), and for ``framework`` every available framework as well."""
     offered = [str(c) for c in choices]
@@ -422,9 +423,9 @@ def _collect_answers(
         if isinstance(raw, list):
             options = [render_variable(env, option, answers) for option in raw]
             if key in given:
-                if given[key] not in _accepted(key, options):
+                if given[key] not in accepted_answers(key, options):
                     raise ConfigError(f"{key}: {_shown(given[key])}: choose one of: "
-                                      f"{', '.join(_accepted(key, options))}")
+                                      f"{', '.join(accepted_answers(key, options))}")
                 if given[key] in options:
                     options.remove(given[key])
                 options.insert(0, given[key])

@@ -1,5 +1,6 @@
 """The command line behaves as Unix tools do: several packages at once, quiet end in
-a pipe, output folders made on demand, typos answered with a guess, completion."""
+a pipe, output folders made on demand, typos answered with a guess (completion:
+test_completion.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BASE_MANIFEST, CLICK_BUILD, Cli, assert_clean_error, need, write_tree
+from conftest import BASE_MANIFEST, CLICK_BUILD, Cli, assert_clean_error, write_tree
 from review_craft import GOOD_FILES, GOOD_MANIFEST, F, craft, elf_bytes
 
 
@@ -131,67 +132,3 @@ def test_misspelt_manifest_field_gets_a_guess(cli: Cli, tmp_path: Path) -> None:
     assert_clean_error(cli("build", app, "-o", tmp_path, check=False),
                        "maintainer: is required but missing ('mantainer' is there: did you "
                        "mean 'maintainer'?)")
-
-
-# --- shell completion --------------------------------------------------------
-
-def bash_complete(script: Path, cwd: Path, *words: str) -> list[str]:
-    """What real bash's completion offers after ``words`` (the last is being typed)."""
-    quoted = " ".join(f"'{w}'" for w in words)
-    probe = (f"source {script}\n"
-             f"COMP_WORDS=({quoted}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); COMPREPLY=()\n"
-             "_click_build\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
-             "complete -p click-build >&2\n")
-    result = subprocess.run(["bash", "--norc", "--noprofile", "-c", probe], cwd=cwd,
-                            capture_output=True, text=True, check=True)
-    assert result.stderr.strip() == "complete -o filenames -F _click_build click-build"
-    return sorted(line for line in result.stdout.splitlines() if line)
-
-
-def test_bash_completion(cli: Cli, tmp_path: Path) -> None:
-    script = tmp_path / "click-build.bash"
-    script.write_text(cli("completion", "bash").stdout)
-    work = tmp_path / "work"
-    (work / "dist").mkdir(parents=True)
-    for name in ("app_1.0_all.click", "app_1.1_all.click", "notes.txt"):
-        (work / "dist" / name).write_text("")
-    assert bash_complete(script, work, "click-build", "re") == ["register", "review"]
-    assert "_cmake" not in bash_complete(script, work, "click-build", "")
-    assert "completion" in bash_complete(script, work, "click-build", "")
-    assert bash_complete(script, work, "click-build", "review", "dist/") == [
-        "dist/app_1.0_all.click", "dist/app_1.1_all.click"]
-    assert bash_complete(script, work, "click-build", "-q", "install", "--r") == ["--root"]
-    assert bash_complete(script, work, "click-build", "install", "--root", "d") == ["dist"]
-    assert bash_complete(script, work, "click-build", "new", "") == [
-        "cpp", "html5", "python", "qml"]
-    assert bash_complete(script, work, "click-build", "build", "") == ["dist"]
-    assert "--strict" in bash_complete(script, work, "click-build", "review", "--")
-
-
-def test_zsh_completion(cli: Cli, tmp_path: Path) -> None:
-    """The zsh function, run by real zsh; zsh's own compadd/_files record what it asks."""
-    zsh = need("zsh")
-    script = tmp_path / "click-build.zsh"
-    script.write_text(cli("completion", "zsh").stdout)
-    probe = f"""source {script}
-compadd() {{ print -r -- "compadd $*" }}
-_files() {{ print -r -- "_files $*" }}
-t() {{ words=("$@"); CURRENT=$#; PREFIX=${{@[-1]}}; _click_build }}
-t click-build re
-t click-build review dist/
-t click-build install --root ''
-t click-build new ''
-print -r -- "$_comps[click-build]"
-"""
-    result = subprocess.run([zsh, "-f", "-c", probe], capture_output=True, text=True,
-                            env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, check=True)
-    lines = result.stdout.splitlines()
-    assert lines[0].startswith("compadd -- build buildsource ") and "_cmake" not in lines[0]
-    assert lines[1:] == ["_files -g *.click", "_files ", "compadd -- cpp html5 python qml",
-                         "_click_build"]
-
-
-def test_completion_help_says_how_to_enable_it(cli: Cli) -> None:
-    text = cli("completion", "--help").stdout
-    assert 'eval "$(click-build completion bash)"' in text
-    assert 'eval "$(click-build completion zsh)"' in text
