@@ -1,7 +1,10 @@
 """User-facing output: progress on a terminal, plain lines otherwise, silence with -q.
 
-Warnings and progress go through here; :mod:`logging` is only for debug
+Warnings, progress and error lines go through here; :mod:`logging` is only for debug
 detail under ``--verbose`` (it is not imported otherwise, to keep start-up fast).
+Every route (the command line, the PEP 517 hooks, the setuptools command) prints its
+errors with :func:`error`, :func:`print_error` or :func:`print_os_error`, so each is one
+line with its control characters escaped, whoever prints it.
 """
 
 from __future__ import annotations
@@ -16,9 +19,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
+    from .errors import ClickError
 
-__all__ = ["Progress", "StdoutFd", "configure", "debug", "info", "is_quiet", "note",
-           "setup_logging", "warn"]
+
+__all__ = ["PROG", "Progress", "StdoutFd", "configure", "debug", "error", "error_line", "info",
+           "is_quiet", "note", "one_line", "print_error", "print_os_error", "setup_logging",
+           "warn"]
+
+#: The program's name, as every message and usage line starts.
+PROG = "click-build"
 
 _quiet = False
 _verbose = False
@@ -94,6 +103,36 @@ def warn(message: str) -> None:
     if _colour(sys.stderr):
         prefix = f"\033[33m{prefix}\033[0m"
     print(prefix + message, file=sys.stderr, flush=True)
+
+
+def one_line(text: str) -> str:
+    """An error stays one line whatever names it quotes: control characters escaped."""
+    controls = [*range(0x20), *range(0x7F, 0xA0)]
+    return text.translate({c: repr(chr(c))[1:-1] for c in controls})
+
+
+def error_line(message: str) -> str:
+    """``click-build: error: MESSAGE`` as one line, without its newline."""
+    return f"{PROG}: error: {one_line(message)}"
+
+
+def error(message: str) -> None:
+    """One error line on stderr (shown even when quiet)."""
+    sys.stderr.write(error_line(message) + "\n")
+    sys.stderr.flush()
+
+
+def print_error(e: ClickError, where: str = "") -> None:
+    """``e`` as error lines, each naming ``where`` (a package file, when a command works
+    through several) unless the line already does."""
+    for line in e.lines():
+        error(f"{where}: {line}" if where and not line.startswith(where) else line)
+
+
+def print_os_error(e: OSError, where: str = "") -> None:
+    """An operating system's error as one line naming its file (else ``where``)."""
+    name = e.filename or where
+    error(f"{name}: {e.strerror or e}" if name else str(e.strerror or e))
 
 
 def setup_logging(verbose: bool = False) -> None:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .cli import PROG
+from ._console import PROG, error_line
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -99,7 +99,7 @@ class ArgumentParser(argparse.ArgumentParser):
             message = _unknown_command(self, message)
         hint = f" (see '{self.prog} --help')"
         where = f"{command}: " if command else ""
-        sys.stderr.write(f"{PROG}: error: {where}{message}{hint}\n")
+        sys.stderr.write(error_line(f"{where}{message}{hint}") + "\n")
         raise SystemExit(2)
 
 

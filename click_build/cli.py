@@ -23,18 +23,7 @@ if TYPE_CHECKING:
     from types import SimpleNamespace
     from typing import NoReturn
 
-__all__ = ["end_process", "main", "print_error", "run", "untranslated_argparse"]
-
-PROG = "click-build"
-
-
-def print_error(error: ClickError, where: str = "") -> None:
-    """``error`` as ``click-build: error:`` lines, each naming ``where`` (a package
-    file, when a command works through several) unless the line already does."""
-    for line in error.lines():
-        if where and not line.startswith(where):
-            line = f"{where}: {line}"
-        sys.stderr.write(f"{PROG}: error: {_one_line(line)}\n")
+__all__ = ["end_process", "main", "run", "untranslated_argparse"]
 
 
 def _die_of_sigpipe() -> NoReturn:
@@ -59,17 +48,9 @@ def _print_dir(which: str) -> int:
     if location is not None:
         print(location)
         return 0
-    sys.stderr.write(
-        f"{PROG}: error: click_build.{which} is missing from this installation; "
-        "reinstall click-build\n"
-    )
+    _console.error(f"click_build.{which} is missing from this installation; reinstall "
+                   "click-build")
     return 1
-
-
-def _one_line(text: str) -> str:
-    """An error stays one line whatever names it quotes: control characters escaped."""
-    controls = [*range(0x20), *range(0x7F, 0xA0)]
-    return text.translate({c: repr(chr(c))[1:-1] for c in controls})
 
 
 def _untranslated(message: str) -> str:
@@ -151,16 +132,15 @@ def main(argv: Sequence[str] | None = None, entry_point: bool = False) -> int:
         sys.stdout.flush()  # here, so a reader that went away is seen now, not at exit
         return status
     except ClickError as e:
-        print_error(e)
+        _console.print_error(e)
         return 1
     except BrokenPipeError:
         _die_of_sigpipe()
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else ""
-        sys.stderr.write(f"{PROG}: error: {_one_line(f'{where}{e.strerror or e}')}\n")
+        _console.print_os_error(e)
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
+        sys.stderr.write(f"{_console.PROG}: interrupted\n")
         return 130
 
 

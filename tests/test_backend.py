@@ -182,6 +182,17 @@ def test_prepare_metadata_fails_with_one_line(tmp_path: Path) -> None:
     assert_one_error(result, "click-build produces .click packages; use python -m build")
 
 
+def test_control_characters_in_an_error_are_escaped_as_the_cli_does(tmp_path: Path) -> None:
+    """The python -m build route prints its errors through the CLI's printer: a name with a
+    terminal escape and a newline stays one line, shown escaped, never sent raw."""
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    name = "b\x1b[31m\nx"
+    (project / name).write_text("not a folder")
+    result = pybuild(project, "--wheel", "-C", f"click-build.build-dir={name}", check=False)
+    line = assert_one_error(result, "b\\x1b[31m\\nx exists and is not a folder")
+    assert "\x1b" not in result.stdout + result.stderr, line
+
+
 @pytest.mark.slow
 def test_pip_install_fails_with_one_line(tmp_path: Path) -> None:
     project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")

@@ -13,7 +13,6 @@ so there is nothing to install into a Python environment in editable mode.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -43,12 +42,10 @@ def _pyproject_hook(func: Callable[..., T]) -> Callable[..., T]:
         try:
             return func(*args, **kwargs)
         except ClickError as e:
-            for line in e.lines():
-                print(f"click-build: error: {line}", file=sys.stderr, flush=True)
+            _console.print_error(e)
             raise SystemExit(1) from None
         except OSError as e:
-            where = f"{e.filename}: " if e.filename else ""
-            print(f"click-build: error: {where}{e.strerror or e}", file=sys.stderr, flush=True)
+            _console.print_os_error(e)
             raise SystemExit(1) from None
 
     return wrapper

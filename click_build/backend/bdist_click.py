@@ -44,7 +44,9 @@ class bdist_click(Command):  # type: ignore[misc, unused-ignore]  # noqa: N801
             self.dist_dir = "dist"
 
     def _refuse(self, lines: list[str]) -> NoReturn:
-        raise SystemExit("\n".join(f"click-build: error: {line}" for line in lines))
+        from .._console import error_line
+
+        raise SystemExit("\n".join(error_line(line) for line in lines))
 
     def _check_setup(self) -> None:
         requires = list(self.distribution.install_requires or [])

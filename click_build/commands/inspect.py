@@ -23,7 +23,7 @@ def each_package(paths: Sequence[str], run_one: Callable[[str], int],
     naming it, and the others still run.  1 if any failed, else 0.  With
     ``heading`` and several packages, each output starts with ``==> PATH <==``
     (as ``head`` and ``tail`` do)."""
-    from ..cli import print_error
+    from .._console import print_error, print_os_error
     from ..errors import ClickError
 
     failed = False
@@ -39,7 +39,7 @@ def each_package(paths: Sequence[str], run_one: Callable[[str], int],
             raise
         except OSError as e:
             sys.stdout.flush()
-            sys.stderr.write(f"click-build: error: {e.filename or path}: {e.strerror or e}\n")
+            print_os_error(e, path)
             status = 1
         failed = failed or status != 0
     return 1 if failed else 0
