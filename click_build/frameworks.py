@@ -53,7 +53,7 @@ MAX_FRAMEWORK_FILE = 64 << 10
 def read_framework(name: str, directory: str | os.PathLike[str]) -> Framework | None:
     if not FRAMEWORK_RULE.fullmatch(name):
         return None
-    from .install.fs import read_regular
+    from .pkgfile import read_regular
 
     try:  # not open(): a FIFO there would hang us, /dev/zero exhaust memory
         _st, raw = read_regular(os.path.join(directory, f"{name}.framework"), MAX_FRAMEWORK_FILE)

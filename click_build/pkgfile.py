@@ -1,7 +1,8 @@
 """Opening a package file that an attacker may own, even while we read it.
 
 :func:`open_regular` refuses anything that is not a regular file (a FIFO, a
-device, a directory, a socket) without ever blocking on it.
+device, a directory, a socket) without ever blocking on it;
+:func:`read_regular` reads a small one (a framework, hook or database file) so.
 :func:`private_copy` goes further: it copies the file once into a nameless
 file that only this process can reach, so the bytes whose signature is
 checked are exactly the bytes that are audited and unpacked, whatever
@@ -22,7 +23,10 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-__all__ = ["anonymous_file", "open_regular", "private_copy"]
+__all__ = ["anonymous_file", "open_regular", "private_copy", "read_regular"]
+
+_READ_FLAGS = (os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_NOCTTY", 0))
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
@@ -65,6 +69,23 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         os.close(fd)
         raise
     return f
+
+
+def read_regular(path: str, limit: int, dir_fd: int | None = None,
+                 follow: bool = True) -> tuple[os.stat_result, bytes | None]:
+    """``path``'s status and, when it is a regular file of at most ``limit`` bytes,
+    up to ``limit + 1`` of its bytes (None otherwise: the caller says why).  Opened
+    without blocking, so a FIFO put there never makes us wait; ``follow=False``
+    refuses a link."""
+    flags = _READ_FLAGS if not follow else _READ_FLAGS & ~os.O_NOFOLLOW
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return st, None
+        return st, os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
 
 
 def anonymous_file(directory: str | int | None = None) -> BinaryIO:

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from .. import jsontext
 from ..errors import InstallError
 from ..manifest import not_text_at
-from .fs import Dir, Tampered, read_regular, refused, sorted_names
+from ..pkgfile import read_regular
+from .fs import Dir, Tampered, refused, sorted_names
 from .names import (
     check_package,
     check_root,

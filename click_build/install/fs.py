@@ -22,6 +22,7 @@ import pwd
 import stat
 
 from ..errors import InstallError
+from ..pkgfile import read_regular
 from .names import temp_name
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -38,14 +39,12 @@ __all__ = [
     "clickpkg_ids",
     "exchange",
     "makedirs",
-    "read_regular",
     "sorted_names",
 ]
 
 CLICKPKG = "clickpkg"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC | getattr(os, "O_NOCTTY", 0)
 
 
 def clickpkg_ids() -> tuple[int, int] | None:
@@ -113,23 +112,6 @@ def refused(path: str, mode: int, expected: str = "a directory") -> Tampered:
                             "to follow a link the installer did not make (remove it)")
     return Tampered(f"{path} is {_what(mode)} where {expected} belongs; the installer did "
                     "not make it (remove it)")
-
-
-def read_regular(path: str, limit: int, dir_fd: int | None = None,
-                 follow: bool = True) -> tuple[os.stat_result, bytes | None]:
-    """``path``'s status and, when it is a regular file of at most ``limit`` bytes,
-    up to ``limit + 1`` of its bytes (None otherwise: the caller says why).  Opened
-    without blocking, so a FIFO put there never makes us wait; ``follow=False``
-    refuses a link."""
-    flags = _READ_FLAGS if not follow else _READ_FLAGS & ~os.O_NOFOLLOW
-    fd = os.open(path, flags, dir_fd=dir_fd)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return st, None
-        return st, os.read(fd, limit + 1)
-    finally:
-        os.close(fd)
 
 
 def check_own_file(fd: int, path: str) -> os.stat_result:

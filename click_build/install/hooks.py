@@ -2,10 +2,10 @@
 
 A system package ships ``/usr/share/click/hooks/NAME.hook`` (one deb822
 paragraph: ``Pattern``, ``Exec``, ``User``, ``User-Level``, ``Single-Version``,
-``Hook-Name``, ``Trigger``).  For every app whose manifest names the hook, a
-symlink at ``Pattern`` (with ``${id}``, ``${short-id}``, ``${user}``,
-``${home}``) points at the app's file, then ``Exec`` runs so the system can
-catch up.  This mirrors the original's ``hooks.vala`` step for step; links in a
+``Hook-Name``, ``Trigger``; read by :mod:`click_build.hookfiles`).  For every
+app whose manifest names the hook, a symlink at ``Pattern`` (with ``${id}``,
+``${short-id}``, ``${user}``, ``${home}``) points at the app's file, then ``Exec``
+runs so the system can catch up.  This mirrors the original's ``hooks.vala`` step for step; links in a
 user's home are made with that user's privileges, and every link is flipped
 with one rename.
 """
@@ -17,10 +17,10 @@ import pwd
 import re
 from collections.abc import Iterator
 
-from ..deb822 import parse_simple
 from ..errors import ClickError, FrameworkError, HookError
+from ..hookfiles import hook_files, hooks_dir
 from .database import Database
-from .fs import makedirs, read_regular, sorted_names
+from .fs import makedirs, sorted_names
 from .identity import as_user
 from .links import place_link
 from .names import app_id, check_app, check_link_path, check_user, component_problem
@@ -32,12 +32,9 @@ if TYPE_CHECKING:
     from .lock import DatabaseLock
 
 __all__ = [
-    "DEFAULT_HOOKS_DIR",
     "Hook",
     "as_user",
     "check_install_links",
-    "hook_files",
-    "hooks_dir",
     "open_all",
     "open_hook",
     "package_install_hooks",
@@ -48,13 +45,7 @@ __all__ = [
     "run_user_hooks",
 ]
 
-DEFAULT_HOOKS_DIR = "/usr/share/click/hooks"
 _EXPANSION = r"\$(?:\$|\{(.*?)\})"  # compiled on first use (re's cache), where a hook runs
-
-
-def hooks_dir(override: str | None = None) -> str:
-    """The option, else ``$CLICK_HOOKS_DIR``, else the system directory."""
-    return override or os.environ.get("CLICK_HOOKS_DIR") or DEFAULT_HOOKS_DIR
 
 
 def _segments(fmt: str) -> Iterator[tuple[bool, str]]:
@@ -417,38 +408,6 @@ def _run_as(command: str, user: str) -> None:
         how = (f"killed by signal {-result.returncode}" if result.returncode < 0
                else f"Child process exited with code {result.returncode}")
         raise HookError(f"Hook command '{command}' failed: {how}")
-
-
-_CACHE: dict[str, list[tuple[str, dict[str, str]]]] = {}
-
-
-def hook_files(directory: str) -> list[tuple[str, dict[str, str]]]:
-    """(name, fields) of every ``*.hook`` file in ``directory``, read once per process."""
-    if directory not in _CACHE:
-        files = []
-        for entry in _entries(directory):
-            if not entry.endswith(".hook"):
-                continue
-            text = _read_hook_file(os.path.join(directory, entry))
-            if text is not None:
-                files.append((entry[:-5], parse_simple(text)))
-        _CACHE[directory] = files
-    return _CACHE[directory]
-
-
-#: A hook file is a few short fields; anything larger is not one.
-MAX_HOOK_FILE = 64 << 10
-
-
-def _read_hook_file(path: str) -> str | None:
-    """A hook file's text; None for what cannot be one (a FIFO, a device such as
-    /dev/zero, a file past MAX_HOOK_FILE): skipped, as an unreadable one always was,
-    and never waited on or read without end."""
-    try:
-        _st, raw = read_regular(path, MAX_HOOK_FILE)
-    except OSError:
-        return None
-    return None if raw is None or len(raw) > MAX_HOOK_FILE else raw.decode("utf-8", "replace")
 
 
 def open_all(db: Database, hook_name: str | None = None, directory: str | None = None,

@@ -8,7 +8,6 @@ hooks every app needs, and files that should not have been shipped.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Sequence
 
@@ -51,13 +50,6 @@ SUPPORTED_ARCHES = ("armhf", "arm64", "amd64")
 STORE_KEYS = ("name", "version", "framework", "title", "description", "maintainer",
               "architecture", "installed-size", "icon", "hooks", "migrations", "ports",
               "source", "type")
-SYSTEM_HOOKS_DIR = "/usr/share/click/hooks"
-VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arch}")
-LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
-                     "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
-                     "*.pro.user", "CMakeLists.txt.user", "*.click")
-_VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
-_LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
 _FIELD_HINTS = {
     "name": "use lower-case letters, digits, '.', '+' and '-' in reverse-domain style, "
             "e.g. 'myapp.yourname'",
@@ -399,10 +391,10 @@ def _check_hook_targets(ctx: Context) -> None:
 
 
 def _system_hooks() -> set[str]:
-    from ..install.hooks import hook_files  # the installer's reader; needed only here
+    from ..hookfiles import DEFAULT_HOOKS_DIR, hook_files  # needed only here
 
     try:
-        files = hook_files(SYSTEM_HOOKS_DIR)
+        files = hook_files(DEFAULT_HOOKS_DIR)
     except OSError:
         return set()
     return {fields.get("hook-name") or name for name, fields in files}
