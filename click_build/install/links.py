@@ -23,7 +23,19 @@ from .names import temp_name
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from .lock import DatabaseLock
+    from typing import Protocol
+
+    from .fs import Dir
+
+    class Journal(Protocol):
+        """What a link needs of the writer's lock (:class:`~.lock.DatabaseLock`, which
+        imports this module to sweep what a killed writer left): its scratch area, and
+        its record of temporary links made outside the database."""
+
+        @property
+        def tmp(self) -> Dir | None: ...
+
+        def note_outside_link(self, user: str | None, path: str) -> bool: ...
 
 __all__ = ["TEMP_PREFIX", "place_link", "remove_stale_temp"]
 
@@ -37,7 +49,7 @@ def _read_link(path: str) -> str | None:
         return None
 
 
-def place_link(target: str, link: str, lock: DatabaseLock | None, user: str | None) -> None:
+def place_link(target: str, link: str, lock: Journal | None, user: str | None) -> None:
     """Make ``link`` point at ``target`` (``user``: whose identity we are working with)."""
     if _read_link(link) == target:
         return
