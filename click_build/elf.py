@@ -83,6 +83,11 @@ class ElfInfo(Record):
         return self.kind in (ET_REL, ET_EXEC, ET_DYN)
 
     @property
+    def is_core_dump(self) -> bool:
+        """A crashed program's memory (``core``): a build leftover, never an app's file."""
+        return self.kind == ET_CORE
+
+    @property
     def description(self) -> str:
         if self.arches:
             return "/".join(sorted(self.arches))

@@ -12,6 +12,7 @@ QML files and compiled code are read line by line (:mod:`.qml`) as they pass.
 from __future__ import annotations
 
 import bisect
+import fnmatch
 import re
 from collections.abc import Iterator
 
@@ -19,10 +20,10 @@ from .. import _console
 from ..deb822 import whole_number
 from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
-from .qml import QSETTINGS, QmlFacts, QmlScanner
+from .qmlscan import QSETTINGS, QmlFacts, QmlScanner
 
-__all__ = ["MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "OTHER_MACHINES", "Collected", "Sample",
-           "collect"]
+__all__ = ["LEFTOVER_PATTERNS", "MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "OTHER_MACHINES",
+           "VCS_PATTERNS", "Collected", "Sample", "collect"]
 
 #: Hook files bigger than this are not read (and reported): they are a few KiB.
 MAX_PARSED_FILE = 1 << 20
@@ -42,6 +43,14 @@ _KEPT_TRIPLETS = 256  # lib/<triplet>/bin folders
 _KEPT_GROUPS = 64  # unknown ELF machines, Qt versions: a group (and a finding) each
 #: The group of compiled code for machines beyond the first _KEPT_GROUPS unknown ones.
 OTHER_MACHINES = "other ELF machines"
+#: Names of version-control data (``lint.vcs``) and of build leftovers
+#: (``lint.build-leftover``), matched on each path's last part as the pass sees it.
+VCS_PATTERNS = (".bzr*", ".git*", ".svn*", ".hg*", "CVS", "RCS", "_darcs", "{arch}")
+LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTestTestfile.cmake",
+                     "*.o", "*.obj", "*.a", "*.la", "*.lo", ".deps", ".qmake.stash",
+                     "*.pro.user", "CMakeLists.txt.user", "*.click")
+_VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
+_LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
 
 
 class Sample:
@@ -169,12 +178,10 @@ class Collected:
         """Version-control data and build leftovers, folders reported once."""
         if not path or (self._flagged and _inside(path, self._flagged)):
             return
-        from .lint import _LEFTOVER, _VCS  # the patterns live with the check
-
         base = path.rpartition("/")[2]
         if _VCS.match(base):
             self.vcs.add(path)
-        elif _LEFTOVER.match(base) or (elf is not None and elf.kind == 4):
+        elif _LEFTOVER.match(base) or (elf is not None and elf.is_core_dump):
             self.leftovers.add(path)
         else:
             return
