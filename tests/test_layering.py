@@ -1,4 +1,4 @@
-"""The layers hold: the core loads only the standard library, the backend has no circles.
+"""The layers hold: the core loads only the standard library, imports run one way.
 
 docs/architecture.md draws the layers; these tests are where the drawing can fail.
 """
@@ -71,8 +71,15 @@ def test_core_module_loads_only_the_standard_library_and_the_core(module: str) -
     assert not foreign, f"{module} loads {foreign}"
 
 
+def _exists(name: str) -> bool:
+    base = ROOT / name.replace(".", "/")
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
 def _imports(path: Path, package: str) -> set[str]:
-    """Every click_build module ``path`` imports, at any depth of its code."""
+    """Every click_build module ``path`` imports, at any depth of its code: inside
+    functions and under ``if TYPE_CHECKING:`` too.  ``from . import name`` counts as an
+    import of the module ``name`` when there is one, else of the package."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = _module_name(path)
     base = here if path.name == "__init__.py" else here.rpartition(".")[0]
@@ -85,9 +92,10 @@ def _imports(path: Path, package: str) -> set[str]:
                 target = f"{anchor}.{node.module}" if node.module else anchor
             else:
                 target = node.module or ""
-            names = [f"{target}.{a.name}" for a in node.names]
-            for name in [target, *names]:
-                if name.startswith(package) and (ROOT / (name.replace(".", "/") + ".py")).exists():
+            for alias in node.names:
+                name = f"{target}.{alias.name}"
+                name = name if _exists(name) else target
+                if name.startswith(package) and _exists(name):
                     found.add(name)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith(package))
@@ -121,12 +129,40 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_the_backend_has_no_import_circle() -> None:
-    """Imports inside functions count too: a lazy import only hides a circle."""
-    package = "click_build.backend"
-    graph = {_module_name(p): _imports(p, package)
-             for p in (PACKAGE / "backend").glob("*.py")}
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+def _graph(package: str = "click_build") -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p, package) for p in PACKAGE.rglob("*.py")
+            if "templates" not in p.relative_to(PACKAGE).parts[:1]}
+
+
+def test_the_package_has_no_import_circle() -> None:
+    """Anywhere in click_build: imports inside functions and those only the type checker
+    reads count too (a lazy import only hides a circle)."""
+    found = _cycle(_graph())
+    assert found is None, " -> ".join(found or [])
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycle(graph) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_lazy_and_type_only_imports_are_edges() -> None:
+    module = PACKAGE / "review" / "lint.py"
+    assert "click_build.review._collect" in _imports(module, "click_build")
+    assert "click_build.errors" in _imports(PACKAGE / "review" / "__init__.py", "click_build")
+
+
+def test_only_the_installer_and_its_users_import_the_installer() -> None:
+    """The core's readers (frameworks, hook files, review) never load the installer: what
+    they share with it is a core module (``pkgfile.read_regular``, ``hookfiles``)."""
+    users = ("click_build.install", "click_build.commands", "click_build.run",
+             "click_build.device")
+    for name, imported in _graph().items():
+        if name.startswith(users) or name in NOT_CORE:
+            continue
+        wrong = sorted(m for m in imported if m.startswith("click_build.install"))
+        assert not wrong, f"{name} imports {wrong}"
 
 
 def test_the_core_never_imports_an_integration() -> None:
