@@ -16,6 +16,8 @@ from xdisplay import private_display
 from click_build.new import list_templates
 
 KINDS = [t.kind for t in list_templates()]
+#: The kinds whose builds compile (CMake) or install real things (pip): their builds are slow.
+SLOW_KINDS = {"python", "cpp"}
 
 DEFAULTS: dict[str, str] = {}
 UNUSUAL = {

@@ -173,6 +173,7 @@ def test_settings_may_not_contradict_the_manifest(tmp_path: Path) -> None:
                              "'all'", "@CLICK_ARCH@")
 
 
+@pytest.mark.slow
 def test_a_setting_fills_the_placeholder_consistently(tmp_path: Path) -> None:
     """With placeholders, the setting decides the manifest, the policy and the Python."""
     project = copy_project(EXAMPLES / "hello-python", tmp_path / "p")
@@ -249,6 +250,7 @@ def test_folders_that_are_there_pass(tmp_path: Path) -> None:
     check_tree(Manifest.from_dict(MANIFEST), entries, "manifest.json")
 
 
+@pytest.mark.slow
 def test_python_kind_packs_the_data_folders(tmp_path: Path) -> None:
     """kind = "auto" picks python for a QML app with dependencies; setuptools' discovery
     took qml/ and assets/ for packages and the package came out without them."""
@@ -265,6 +267,7 @@ def test_python_kind_packs_the_data_folders(tmp_path: Path) -> None:
     assert "./lib/python3/dist-packages/text_unidecode/__init__.py" in members
 
 
+@pytest.mark.slow
 def test_python_example_keeps_its_layout(tmp_path: Path) -> None:
     """src/ is built by setuptools (and left out as data); everything else is data."""
     project = copy_project(EXAMPLES / "hello-python", tmp_path / "p")
@@ -314,6 +317,7 @@ def _with_dependencies(tmp_path: Path, *deps: str, framework: str = "") -> Path:
     return project
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("framework", "python", "tag"), [
     ("", "3.8", "cpython-38-aarch64-linux-gnu"),
     ("ubuntu-touch-24.04-1.x", "3.12", "cpython-312-aarch64-linux-gnu"),
@@ -351,6 +355,7 @@ def run_bytes(cmd: list[str]) -> bytes:
     return subprocess.run(cmd, capture_output=True, check=True).stdout
 
 
+@pytest.mark.slow
 def test_a_fat_python_package_gets_the_wheels_of_each_architecture(tmp_path: Path) -> None:
     """It printed "for all", vendored pure wheels only and named the file _multi."""
     project = _with_dependencies(tmp_path, "text-unidecode>=1.3")
@@ -365,6 +370,7 @@ def test_a_fat_python_package_gets_the_wheels_of_each_architecture(tmp_path: Pat
     assert "./lib/python3/dist-packages/text_unidecode/__init__.py" in data_members(click)
 
 
+@pytest.mark.slow
 def test_a_fat_package_with_compiled_dependencies_is_refused(tmp_path: Path) -> None:
     project = _with_dependencies(tmp_path, "markupsafe")
     result = pybuild(project, "--wheel", "-o", str(tmp_path / "a"), "-C",

@@ -32,7 +32,7 @@ from backend_helpers import (
     pybuild,
 )
 from conftest import CLICK_BUILD, ROOT, run
-from templates_support import KINDS, new, project_of
+from templates_support import KINDS, SLOW_KINDS, new, project_of
 
 
 def click_build(*args: str | Path, cwd: Path | None = None,
@@ -55,7 +55,8 @@ def table_rows(stdout: str) -> dict[str, list[str]]:
 
 # ------------------------------------------------------------ the examples
 
-@pytest.mark.parametrize("example", ["hello-qml", "hello-html5", "hello-python"])
+@pytest.mark.parametrize("example", ["hello-qml", "hello-html5",
+                                     pytest.param("hello-python", marks=pytest.mark.slow)])
 def test_each_example_builds_for_both_frameworks_in_one_command(tmp_path: Path,
                                                                 example: str) -> None:
     project = copy_project(EXAMPLES / example, tmp_path / "p")
@@ -79,6 +80,7 @@ def test_each_example_builds_for_both_frameworks_in_one_command(tmp_path: Path,
             assert f'set "framework": "{fw}-qml" in manifest.json' in result.stdout
 
 
+@pytest.mark.slow
 def test_python_vendors_each_frameworks_wheels_per_architecture(tmp_path: Path) -> None:
     """A compiled dependency: cp38 wheels in the 20.04 package, cp312 in the 24.04 one."""
     project = copy_project(EXAMPLES / "hello-python", tmp_path / "p")
@@ -124,6 +126,7 @@ def test_cmake_targets_without_a_toolchain_are_named_and_not_built(tmp_path: Pat
     assert not list((tmp_path / "out").glob("*.click"))
 
 
+@pytest.mark.slow
 def test_hello_cpp_builds_each_target_with_its_toolchain(tmp_path: Path) -> None:
     """20.04 with a toolchain file, 24.04 as 'host'; the Qt check then tells them apart."""
     arch = host_arch()
@@ -334,7 +337,8 @@ def test_matrix_settings_are_checked(tmp_path: Path, args: tuple[str, ...],
 
 # ------------------------------------------------------------- templates
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=[pytest.mark.slow] if k in SLOW_KINDS
+                                               else []) for k in KINDS])
 def test_each_template_builds_for_both_frameworks_in_one_command(tmp_path: Path,
                                                                  kind: str) -> None:
     new(tmp_path / "src", kind, {})
@@ -393,6 +397,7 @@ def test_backend_docs_several_frameworks_run_as_pasted(tmp_path: Path) -> None:
         assert str(manifest_of(click)["framework"]).endswith("-qml")
 
 
+@pytest.mark.slow
 def test_cmake_docs_several_frameworks_run_as_pasted(tmp_path: Path) -> None:
     (block,) = _console_blocks(ROOT / "docs" / "cmake.md", "## Several frameworks")
     project = copy_project(EXAMPLES / "hello-cpp", tmp_path / "hello-cpp")

@@ -16,6 +16,7 @@ from conftest import CLICK_BUILD, CLICK_REVIEW, need, run
 from templates_support import (
     ANSWER_SETS,
     KINDS,
+    SLOW_KINDS,
     UNUSUAL,
     answers_for,
     new,
@@ -24,9 +25,6 @@ from templates_support import (
     source_manifest,
 )
 from xdisplay import showing
-
-#: Python and CMake builds compile or install real things: mark them slow.
-SLOW_KINDS = {"python", "cpp"}
 
 CASES = [
     pytest.param((kind, label), marks=[pytest.mark.slow] if kind in SLOW_KINDS else [],
