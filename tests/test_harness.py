@@ -18,6 +18,12 @@ from deadlines import seconds, wait_for
 def test_limits_scale_with_the_slowdown() -> None:
     assert deadlines.SLOWDOWN >= 1
     assert seconds(30) == 30 * deadlines.SLOWDOWN
+    unset = {k: v for k, v in os.environ.items() if k != deadlines.VARIABLE}
+    for env, factor in ((unset, "5.0"), ({**unset, deadlines.VARIABLE: "12"}, "12.0")):
+        probe = subprocess.run([sys.executable, "-c", "import deadlines; print(deadlines.SLOWDOWN)"],
+                               capture_output=True, text=True, check=True,
+                               env={**env, "PYTHONPATH": str(ROOT / "tests")})
+        assert probe.stdout == f"{factor}\n"
 
 
 @pytest.mark.parametrize("raw", ["fast", "0.5", "0", "-3", "nan", "1e9"])
