@@ -35,6 +35,7 @@ __all__ = [
     "MemberReader",
     "TarWriter",
     "copy_range",
+    "crc32_combine",
     "read_ar_members",
     "write_ar_header",
     "write_ar_member",
@@ -46,13 +47,25 @@ TAR_RECORD = 20 * TAR_BLOCK
 
 # --------------------------------------------------------------------- ar ---
 
+#: The largest time an ar member header holds: 12 decimal digits.
+AR_MAX_MTIME = 999_999_999_999
+
+
 def write_ar_header(out: BinaryIO, name: str, size: int, mtime: int) -> None:
-    """One 60-byte member header, as dpkg-deb and the original write it."""
+    """One 60-byte member header, as dpkg-deb and the original write it.
+
+    Every field is checked to fit: a value one digit too long would shift the
+    header and leave an archive no reader takes.
+    """
     if len(name) > 15 or "/" in name or not name.isascii():
         raise ArchiveError(f"ar member name {name!r} is not valid")
-    if size > 9_999_999_999:
+    if not 0 <= size <= 9_999_999_999:
         raise ArchiveError(f"ar member {name} is too large ({size} bytes)")
+    if not 0 <= mtime <= AR_MAX_MTIME:
+        raise ArchiveError(f"ar member {name}: time {mtime} does not fit its header "
+                           f"(0 to {AR_MAX_MTIME})")
     header = b"%-16s%-12d0     0     100644  %-10d`\n" % (name.encode(), mtime, size)
+    assert len(header) == 60
     out.write(header)
 
 
@@ -147,6 +160,62 @@ def _deflate(block: bytes, history: bytes, level: int, last: bool, z: ModuleType
     return piece
 
 
+class Slot:
+    """Bytes of a gzip stream that are known only later (:meth:`GzipBlockWriter.reserve`)."""
+
+    __slots__ = ("size", "crc_before", "end", "data", "offset")
+
+    def __init__(self, size: int, crc_before: int) -> None:
+        self.size, self.crc_before = size, crc_before
+        self.end = 0  # stream position after the slot
+        self.data: bytes | None = None
+        self.offset: int | None = None  # where the block went in the output, if written
+
+    def block(self) -> bytes:
+        """A stored (uncompressed) deflate block holding the bytes, zeros until filled."""
+        data = self.data if self.data is not None else bytes(self.size)
+        return b"\x00" + struct.pack("<HH", self.size, self.size ^ 0xFFFF) + data
+
+
+def _gf2_times(a: int, b: int) -> int:
+    """a * b modulo the CRC-32 polynomial (bit-reflected), as zlib's multmodp."""
+    product = 0
+    m = 1 << 31
+    while True:
+        if a & m:
+            product ^= b
+            if not a & (m - 1):
+                return product
+        m >>= 1
+        b = (b >> 1) ^ 0xEDB88320 if b & 1 else b >> 1
+
+
+def _x_powers() -> list[int]:
+    """x^(2^k) modulo the polynomial, for k = 0..31 (zlib's x2n_table)."""
+    p = 1 << 30  # x^1
+    table = [p]
+    for _ in range(31):
+        p = _gf2_times(p, p)
+        table.append(p)
+    return table
+
+
+_X2N = _x_powers()
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """The CRC-32 of A + B from those of A and B and the length of B (zlib's
+    crc32_combine, which Python's zlib does not offer)."""
+    p = 1 << 31  # x^0
+    n, k = len2, 3  # bytes: multiply by x^(8 * len2)
+    while n:
+        if n & 1:
+            p = _gf2_times(_X2N[k & 31], p)
+        n >>= 1
+        k += 1
+    return _gf2_times(p, crc1) ^ crc2
+
+
 class GzipBlockWriter(io.RawIOBase):
     """A single standard gzip member, compressed in parallel pigz-style.
 
@@ -176,14 +245,17 @@ class GzipBlockWriter(io.RawIOBase):
         # 5.1 s, 4 workers 3.8 s on the 154 MB benchmark tree).
         self._workers = threads if threads is not None else min(16, 2 * (os.cpu_count() or 1))
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
-        self._pending: list[concurrent.futures.Future[bytes]] = []
+        self._pending: list[concurrent.futures.Future[bytes] | Slot] = []
         # Blocks in flight: a deep queue lets reading run ahead of slow (deflated)
         # blocks while fast (stored) ones pass; 32 x 256 KiB on 2 cores (3.3 s vs
         # 4.2 s at 8 on the benchmark tree), capped so memory stays small.
         self._max_pending = min(64, 8 * self._workers)
         self.compressed_size = 0
+        self._slot: Slot | None = None  # the reserved bytes not filled in yet
+        if not 0 <= mtime <= 0xFFFF_FFFF:
+            raise ArchiveError(f"time {mtime} does not fit a gzip header (0 to {0xFFFF_FFFF})")
         xfl = 2 if level == 9 else 4 if level == 1 else 0
-        header = b"\x1f\x8b\x08\x00" + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
+        header = b"\x1f\x8b\x08\x00" + struct.pack("<I", mtime) + bytes([xfl, 3])
         self._emit(header)
 
     def writable(self) -> bool:
@@ -235,11 +307,67 @@ class GzipBlockWriter(io.RawIOBase):
             self._pool = concurrent.futures.ThreadPoolExecutor(self._workers)
         self._pending.append(self._pool.submit(_deflate, block, history, level, last, z))
         while len(self._pending) >= self._max_pending or (last and self._pending):
-            self._emit(self._pending.pop(0).result())
+            item = self._pending.pop(0)
+            if isinstance(item, Slot):
+                self._emit_slot(item)
+            else:
+                self._emit(item.result())
+
+    def reserve(self, size: int) -> Slot:
+        """Keep the next ``size`` bytes of the stream (1 to 65,535) for :meth:`fill`,
+        which gives them once they are known: a tar header whose time is derived
+        from the data that follows it.
+
+        They become one stored deflate block, of a length known in advance, so
+        once they are known the output is patched in place (``out`` must then be
+        seekable) or, still queued, written as they are: memory stays bounded
+        whatever follows.  What follows does not refer back to them (it starts
+        without history), and the CRC is combined (:func:`crc32_combine`).  One
+        slot is open at a time.
+        """
+        if not 0 < size <= 0xFFFF or self._slot is not None:
+            raise ValueError("one slot of 1 to 65535 bytes at a time")
+        if self._buf:
+            self._submit(bytes(self._buf), last=False)  # the stream is cut here
+            self._buf.clear()
+        slot = Slot(size, self._crc)
+        self._crc = 0  # of what follows the slot, until it is filled
+        self._size += size
+        self._submitted += size
+        slot.end = self._size
+        self._history = b""
+        self._slot = slot
+        if self._pending:
+            self._pending.append(slot)
+        else:
+            self._emit_slot(slot)
+        return slot
+
+    def fill(self, slot: Slot, data: bytes) -> None:
+        """The bytes of a slot from :meth:`reserve`."""
+        if slot is not self._slot or len(data) != slot.size:
+            raise ValueError("not the open slot, or not its size")
+        self._crc = crc32_combine(zlib.crc32(data, slot.crc_before), self._crc,
+                                  self._size - slot.end)
+        slot.data = data
+        self._slot = None
+        if slot.offset is not None:  # already written out as zeros: patch it
+            out = self._out
+            here = out.tell()
+            out.seek(slot.offset)
+            out.write(slot.block())
+            out.seek(here)
+
+    def _emit_slot(self, slot: Slot) -> None:
+        if slot.data is None:
+            slot.offset = self._out.tell()
+        self._emit(slot.block())
 
     def close(self) -> None:
         if self.closed:
             return
+        if self._slot is not None:
+            raise ArchiveError("a reserved part of the gzip stream was never filled")
         try:
             self._submit(bytes(self._buf), last=True)
             self._buf.clear()
@@ -293,6 +421,14 @@ def tar_header(name: str, kind: bytes, mode: int = 0o644, size: int = 0, mtime: 
     Written here rather than through :mod:`tarfile` because importing tarfile
     (and the shutil it pulls in) is a sizeable share of a small build's time.
     """
+    names, block = _tar_header_parts(name, kind, mode, size, mtime, linkname)
+    return names + block
+
+
+def _tar_header_parts(name: str, kind: bytes, mode: int, size: int, mtime: int,
+                      linkname: str = "") -> tuple[bytes, bytes]:
+    """The GNU long-name blocks (none for short names), then the 512-byte header:
+    only the second holds the time."""
     raw_name = name.encode("utf-8", "surrogateescape")
     raw_link = linkname.encode("utf-8", "surrogateescape")
     out = b""
@@ -301,7 +437,12 @@ def tar_header(name: str, kind: bytes, mode: int = 0o644, size: int = 0, mtime: 
             payload = long_value + b"\0"
             out += _tar_block(b"././@LongLink", long_kind, 0, len(payload), 0, b"", b"")
             out += payload + b"\0" * (-len(payload) % TAR_BLOCK)
-    return out + _tar_block(raw_name, kind, mode, size, mtime, raw_link, b"root")
+    return out, _tar_block(raw_name, kind, mode, size, mtime, raw_link, b"root")
+
+
+#: What the tar writer reads of a file at a time (and holds of a file whose time
+#: is derived from its content before its header is written).
+READ_CHUNK = 1 << 20
 
 
 class TarWriter:
@@ -330,14 +471,49 @@ class TarWriter:
         self.add_file(name, io.BytesIO(data), len(data), mode, mtime)
 
     def add_file(
-        self, name: str, source: BinaryIO, size: int, mode: int, mtime: int,
+        self, name: str, source: BinaryIO, size: int, mode: int, mtime: int | Callable[[], int],
         on_chunk: Callable[[bytes], object] | None = None,
     ) -> None:
-        """Copy exactly ``size`` bytes of ``source``; refuse a file that changed size."""
-        self._write(tar_header(name, b"0", mode, size, mtime))
+        """Copy exactly ``size`` bytes of ``source``; refuse a file that changed size.
+
+        ``mtime``: the time, or a function that gives it once every byte has
+        passed ``on_chunk`` (a time derived from the content).  The header comes
+        before the data, so a file of up to :data:`READ_CHUNK` bytes is then read
+        before its header is written, and a larger one gets its header through
+        :meth:`GzipBlockWriter.reserve`: a single read either way, and memory
+        bounded by one chunk.
+        """
+        if not callable(mtime):
+            self._write(tar_header(name, b"0", mode, size, mtime))
+            self._copy(name, source, size, on_chunk)
+        elif size <= READ_CHUNK:
+            data = source.read(size) if size else b""
+            while len(data) < size:
+                more = source.read(size - len(data))
+                if not more:
+                    raise ArchiveError(f"{name}: file shrank while it was being packed")
+                data += more
+            if source.read(1):
+                raise ArchiveError(f"{name}: file grew while it was being packed")
+            if on_chunk is not None and data:
+                on_chunk(data)
+            self._write(tar_header(name, b"0", mode, size, mtime()))
+            self._copy(name, io.BytesIO(data), size, None)
+        else:
+            if self._gzip is None:
+                raise ArchiveError(f"{name}: a time from the content needs the gzip writer")
+            names, _ = _tar_header_parts(name, b"0", mode, size, 0)
+            self._write(names)
+            slot = self._gzip.reserve(TAR_BLOCK)
+            self._written += TAR_BLOCK
+            self._copy(name, source, size, on_chunk)
+            self._gzip.fill(slot, _tar_header_parts(name, b"0", mode, size, mtime())[1])
+
+    def _copy(self, name: str, source: BinaryIO, size: int,
+              on_chunk: Callable[[bytes], object] | None) -> None:
         remaining = size
         while remaining:
-            chunk = source.read(min(remaining, 1 << 20))
+            chunk = source.read(min(remaining, READ_CHUNK))
             if not chunk:
                 raise ArchiveError(f"{name}: file shrank while it was being packed")
             # Every MiB is judged on its own: one verdict for a whole file stored a

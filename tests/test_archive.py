@@ -21,6 +21,7 @@ from click_build.archive import (
     STORE_PROBE_MIN,
     GzipBlockWriter,
     TarWriter,
+    crc32_combine,
     looks_incompressible,
     read_ar_members,
     tar_header,
@@ -222,6 +223,93 @@ def test_ar_roundtrip_and_refusals() -> None:
     bad = raw[:8] + b"x" * 60
     with pytest.raises(ArchiveError, match="corrupt"):
         read_ar_members(io.BytesIO(bad), len(bad))
+
+
+def test_header_fields_that_do_not_fit_are_refused() -> None:
+    """Issue 27, class 6: a 13-digit time shifted the ar header and left a package no
+    reader takes.  Every field is checked; the largest time that fits is written."""
+    out = io.BytesIO()
+    write_ar_member(out, "x", b"", 999_999_999_999)
+    assert len(out.getvalue()) == 60
+    for bad in (1_000_000_000_000, -1):
+        with pytest.raises(ArchiveError, match="does not fit"):
+            write_ar_member(io.BytesIO(), "x", b"", bad)
+    with pytest.raises(ArchiveError, match="gzip header"):
+        GzipBlockWriter(io.BytesIO(), 1 << 32)
+    GzipBlockWriter(io.BytesIO(), (1 << 32) - 1).close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=3000), st.binary(max_size=3000))
+def test_crc32_combine_is_zlibs(a: bytes, b: bytes) -> None:
+    assert crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)
+
+
+def test_crc32_combine_long() -> None:
+    a, b = os.urandom(1000), bytes(5_000_000) + os.urandom(77)
+    assert crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)
+
+
+@pytest.mark.parametrize("after", [0, 100, 3_000_000])
+def test_reserved_bytes_filled_later(after: int) -> None:
+    """A slot filled after what follows it was written: queued (a few bytes after it,
+    on several threads) or already in the file (patched in place); the same bytes on
+    one thread and four, a standard gzip stream with the right CRC."""
+    before, rest = _mixed(4)[:700_000], _mixed(40)[:after]
+    header = os.urandom(512)
+    outs = []
+    for threads in (1, 4):
+        out = io.BytesIO()
+        gz = GzipBlockWriter(out, 0, threads=threads)
+        gz.write(before)
+        slot = gz.reserve(512)
+        for i in range(0, len(rest), 100_000):
+            gz.write(rest[i:i + 100_000])
+        gz.fill(slot, header)
+        gz.write(b"tail")
+        gz.close()
+        outs.append(out.getvalue())
+    assert outs[0] == outs[1]
+    assert gzip.decompress(outs[0]) == before + header + rest + b"tail"
+    assert subprocess.run(["gzip", "-t"], input=outs[0]).returncode == 0
+    gz = GzipBlockWriter(io.BytesIO(), 0)
+    gz.reserve(10)
+    with pytest.raises(ArchiveError, match="never filled"):
+        gz.close()
+
+
+@pytest.mark.parametrize("size", [0, 5, 1 << 20, (1 << 20) + 1, 3_500_000])
+def test_tar_time_from_content(size: int) -> None:
+    """A file's time may come from its data (a function called once all of it has
+    passed ``on_chunk``): read first up to 1 MiB, or its header kept in a slot."""
+    data = _mixed(size // 80_000 + 1)[:size]
+    outs = []
+    for threads in (1, 3):
+        out = io.BytesIO()
+        gz = GzipBlockWriter(out, 0, threads=threads)
+        tar = TarWriter(gz, gz)  # type: ignore[arg-type]
+        seen = []
+        tar.add_bytes("./before", b"b" * 1000, 0o644, 7)
+        tar.add_file("./" + "long/" * 30 + "f", io.BytesIO(data), size, 0o644,
+                     lambda: len(b"".join(seen)) + 1000, seen.append)
+        tar.add_bytes("./after", b"a" * 1000, 0o644, 7)
+        tar.close()
+        gz.close()
+        outs.append(out.getvalue())
+        assert b"".join(seen) == data  # every byte passed on_chunk before the time was asked
+    assert outs[0] == outs[1]
+    with tarfile.open(fileobj=io.BytesIO(outs[0])) as tar:
+        member = tar.getmember("./" + "long/" * 30 + "f")
+        assert member.mtime == size + 1000 and member.size == size
+        assert tar.extractfile(member).read() == data  # type: ignore[union-attr]
+        assert tar.getmember("./after").mtime == 7
+    for wrong in (size + 1, size - 1):
+        if wrong < 0:
+            continue
+        gz = GzipBlockWriter(io.BytesIO(), 0)
+        with pytest.raises(ArchiveError, match="shrank|grew"):
+            TarWriter(gz, gz).add_file(  # type: ignore[arg-type]
+                "./f", io.BytesIO(data), wrong, 0o644, lambda: 0)
 
 
 names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
