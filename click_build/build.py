@@ -8,15 +8,11 @@ the control archive and the ar container, and renames the result into place.
 
 from __future__ import annotations
 
-import fnmatch
 import io
 import os
-import re
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _console, deflate
-from ._record import Record
 from .archive import (
     GzipBlockWriter,
     TarWriter,
@@ -30,12 +26,29 @@ from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
 from .md5check import md5_for
 from .spec import CLICK_VERSION, STATIC_PREINST
+from .staging import (
+    DEFAULT_IGNORES,
+    SOURCE_IGNORES,
+    Entry,
+    Folders,
+    IgnoreRules,
+    normalise_mode,
+    open_staged,
+    stage_tree,
+)
+from .timestamps import (
+    FALLBACK_EPOCH,
+    MAX_EPOCH,
+    content_time,
+    package_timestamp,
+    source_date_epoch,
+)
 from .versions import epochless
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from typing import BinaryIO, Literal
+    from typing import Any, BinaryIO
 
 __all__ = [
     "COMPRESS_LEVEL",
@@ -50,197 +63,18 @@ __all__ = [
     "check_level",
     "control_text",
     "installed_size_kib",
+    "normalise_mode",
     "package_timestamp",
     "source_date_epoch",
     "stage_tree",
 ]
 
-#: dpkg-source's default ignores (``tar_ignore_default_pattern``), as the original.
-DEFAULT_IGNORES: tuple[str, ...] = (
-    "*.click", ".*.sw?", "*~", ",,*", ".[#~]*", ".arch-ids", ".arch-inventory",
-    ".bzr", ".bzr-builddeb", ".bzr.backup", ".bzr.tags", ".bzrignore",
-    ".cvsignore", ".git", ".gitattributes", ".gitignore", ".gitmodules", ".hg",
-    ".hgignore", ".hgsigs", ".hgtags", ".shelf", ".svn", "CVS", "DEADJOE",
-    "RCS", "_MTN", "_darcs", "{arch}",
-)
-#: ``buildsource`` also leaves out build products.
-SOURCE_IGNORES: tuple[str, ...] = DEFAULT_IGNORES + (
-    "*.a", ".be", ".deps", "*.la", "*.o", "*.so",
-)
-
-
-#: Timestamp used when SOURCE_DATE_EPOCH is unset: 1980-01-01T00:00:00Z, the
-#: zip epoch that wheels use too.  A fixed value keeps builds reproducible.
-FALLBACK_EPOCH = 315532800
 _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
 #: gzip level of the archives: 9, as ``dpkg-deb -Zgzip`` and the original use.
 #: Packages are downloaded to phones: level 6 was 1% larger on app source
 #: (benchmarks/bench_build.py's text tree, Qt's own QML and JS), and the extra
 #: CPU of level 9 is spread over all cores.
 COMPRESS_LEVEL = 9
-
-
-class Entry(Record):
-    """One member of the data tree: where it goes and where its bytes come from."""
-
-    arcname: str  # relative POSIX path inside the package, no leading './'
-    kind: Literal["file", "dir", "symlink"]
-    mode: int = 0o644  # normalised permission bits
-    size: int = 0
-    mtime: int = FALLBACK_EPOCH
-    source: str | None = None  # file to read, for kind == "file"
-    target: str = ""  # for kind == "symlink"
-
-
-def source_date_epoch(environ: dict[str, str] | None = None) -> int | None:
-    """SOURCE_DATE_EPOCH parsed strictly: a non-negative integer or an error."""
-    value = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH")
-    if value is None or value == "":
-        return None
-    if not value.isdigit() or not value.isascii():
-        raise BuildError(
-            f"SOURCE_DATE_EPOCH={value!r} is not a whole number of seconds since 1970"
-        )
-    return int(value)
-
-
-def package_timestamp() -> int:
-    """The one timestamp of a build: SOURCE_DATE_EPOCH, or the fixed fallback."""
-    sde = source_date_epoch()
-    return FALLBACK_EPOCH if sde is None else sde
-
-
-def normalise_mode(path: str, st_mode: int) -> int:
-    """0755 for directories and executables, 0644 otherwise; refuse special bits.
-
-    A directory's setgid bit is not refused: it only gives new files the
-    folder's group, every folder made inside a setgid folder inherits it (a
-    checkout in a shared group folder has it throughout), and the package
-    never carries it (directories are 0755).
-    """
-    special = st_mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX)
-    if stat.S_ISDIR(st_mode):
-        special &= ~stat.S_ISGID
-    if special:
-        names = [n for bit, n in ((stat.S_ISUID, "setuid"), (stat.S_ISGID, "setgid"),
-                                  (stat.S_ISVTX, "sticky")) if special & bit]
-        raise BuildError(
-            f"{path}: has the {'/'.join(names)} bit set, which Click packages may not "
-            f"carry; clear it with 'chmod u-s,g-s,-t {path}'"
-        )
-    if stat.S_ISDIR(st_mode) or st_mode & 0o111:
-        return 0o755
-    return 0o644
-
-
-class IgnoreRules:
-    """Shell patterns compiled into two regexes, checked once per tree entry.
-
-    Patterns without a '/' match a base name at any depth (as the original);
-    patterns with a '/' match the path relative to the top of the tree.
-    """
-
-    def __init__(self, patterns: Iterable[str]) -> None:
-        names = [p for p in patterns if "/" not in p]
-        paths = [p.strip("/") for p in patterns if "/" in p]
-        self._name = _union(names)
-        self._path = _union(paths)
-
-    def __call__(self, name: str, relpath: str) -> bool:
-        return bool(
-            (self._name is not None and self._name.match(name))
-            or (self._path is not None and self._path.match(relpath))
-        )
-
-
-def _union(patterns: list[str]) -> re.Pattern[str] | None:
-    if not patterns:
-        return None
-    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
-
-
-def stage_tree(
-    root: str | os.PathLike[str],
-    ignores: Iterable[str] = (),
-    exclude: Iterable[str | os.PathLike[str]] = (),
-    mtime_clamp: int | None = None,
-    default_ignores: Sequence[str] = DEFAULT_IGNORES,
-) -> list[Entry]:
-    """Walk ``root`` in sorted order and describe what goes into the package.
-
-    Patterns without a '/' match a base name at any depth (as the original);
-    patterns with a '/' match the path relative to ``root``.  ``exclude``
-    names files left out by identity (the manifest being packed).
-    """
-    root = os.fspath(root)
-    ignored = IgnoreRules([*default_ignores, *ignores])
-    excluded = set()
-    for path in exclude:
-        try:
-            st = os.stat(path)
-            excluded.add((st.st_dev, st.st_ino))
-        except OSError:
-            pass
-    clamp = package_timestamp() if mtime_clamp is None else mtime_clamp
-    sde = source_date_epoch()
-    entries: list[Entry] = []
-
-    def mtime_of(st: os.stat_result) -> int:
-        if sde is None:
-            return clamp
-        return min(int(st.st_mtime), clamp)
-
-    def walk(directory: str, prefix: str) -> None:
-        try:
-            with os.scandir(directory) as it:
-                children = sorted(it, key=lambda e: e.name)
-        except OSError as e:
-            raise BuildError(f"{directory}: cannot list directory: {e.strerror}") from None
-        for child in children:
-            rel = prefix + child.name
-            if ignored(child.name, rel):
-                continue
-            try:
-                st = child.stat(follow_symlinks=False)
-            except OSError as e:
-                raise BuildError(f"{child.path}: {e.strerror}") from None
-            if (st.st_dev, st.st_ino) in excluded:
-                continue
-            if rel == ".click":
-                continue  # reserved for the installer's own data
-            if stat.S_ISLNK(st.st_mode):
-                target = os.readlink(child.path)
-                try:
-                    os.stat(child.path)
-                except OSError as e:
-                    if e.errno == 40:  # ELOOP
-                        raise BuildError(
-                            f"{child.path}: symbolic link loop ({child.name} -> {target})"
-                        ) from None
-                entries.append(Entry(rel, "symlink", 0o777, 0, mtime_of(st), target=target))
-            elif stat.S_ISDIR(st.st_mode):
-                mode = normalise_mode(child.path, st.st_mode)
-                entries.append(Entry(rel, "dir", mode, 0, mtime_of(st)))
-                walk(child.path, rel + "/")
-            elif stat.S_ISREG(st.st_mode):
-                mode = normalise_mode(child.path, st.st_mode)
-                if not os.access(child.path, os.R_OK):
-                    raise BuildError(f"{child.path}: file is not readable (permission denied)")
-                entries.append(Entry(rel, "file", mode, st.st_size, mtime_of(st), child.path))
-            else:
-                raise BuildError(
-                    f"{child.path}: is a device, fifo or socket; only files, directories "
-                    "and symbolic links can go into a Click package"
-                )
-
-    try:
-        top = os.stat(root)
-    except OSError as e:
-        raise BuildError(f"{root}: {e.strerror}") from None
-    if not stat.S_ISDIR(top.st_mode):
-        raise BuildError(f"{root}: is not a directory")
-    walk(root, "")
-    return entries
 
 
 def installed_size_kib(entries: Iterable[Entry], manifest_size: int = 0) -> int:
@@ -296,16 +130,20 @@ def _write_data(
 ) -> list[tuple[str, str]]:
     """Stream data.tar.gz; return (md5, path) for every regular file.
 
-    ``code``: filled with the ELF code among the files (arcname -> header),
-    read from the first bytes that are packed anyway.  ``kept``: files already
-    read by the caller (source path -> bytes), packed from those bytes.
+    Each file is opened by :func:`~click_build.staging.open_staged` (in its
+    folder, no link followed, the file the walk saw) and gets the time its
+    content gives (:func:`~click_build.timestamps.content_time`, below
+    ``mtime``; an older time of its entry is kept).  ``code``: filled with
+    the ELF code among the files (arcname -> header), read from the first
+    bytes that are packed anyway.  ``kept``: files already read by the caller
+    (source path -> bytes), packed from those bytes.
     """
     gz, tar = _gzip_tar(out, mtime, level)
     md5 = md5_for(sum(e.size for e in entries if e.kind == "file"))
     md5sums: list[tuple[str, str]] = []
     tar.add_dir("./", 0o755, mtime)
     kept = kept or {}
-    with _console.Progress(label, len(entries)) as progress:
+    with _console.Progress(label, len(entries)) as progress, Folders() as folders:
         for e in entries:
             name = "./" + e.arcname
             if e.kind == "dir":
@@ -318,10 +156,14 @@ def _write_data(
                 on_chunk: Callable[[bytes], object] = digest.update
                 if code is not None:
                     on_chunk = _ElfSniffer(e.arcname, code, digest.update)
+
+                def file_time(e: Entry = e, digest: Any = digest) -> int:
+                    return min(e.mtime, content_time(mtime, digest.digest()))
+
                 try:
                     data = kept.get(e.source)
-                    with open(e.source, "rb") if data is None else io.BytesIO(data) as f:
-                        tar.add_file(name, f, e.size, e.mode, e.mtime, on_chunk)
+                    with open_staged(e, folders) if data is None else io.BytesIO(data) as f:
+                        tar.add_file(name, f, e.size, e.mode, file_time, on_chunk)
                 except OSError as err:
                     raise BuildError(f"{e.source}: cannot read: {err.strerror}") from None
                 except ArchiveError as err:
@@ -416,22 +258,27 @@ def build_click(
     level: int = COMPRESS_LEVEL,
     decide: Callable[[dict[str, ElfInfo]], tuple[Manifest, int]] | None = None,
     kept: Mapping[str, bytes] | None = None,
+    check: Callable[[str, str], object] | None = None,
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
-    The result appears atomically: nothing named ``*.click`` exists until it
-    is complete.  ``manifest_size``: the bytes of the manifest.json that was in
-    the tree (see :func:`installed_size_kib`).  ``level`` is the gzip level of
-    both archives (0-9).  ``decide``: called once the data is packed, with the
-    ELF code found in it (arcname -> header, from the bytes packed: each file
-    is read once); it returns the final manifest and ``manifest_size``, and
+    The result appears atomically (see :class:`_Output`): nothing is under the
+    package's name until it is complete and ``check`` has passed.
+    ``manifest_size``: the bytes of the manifest.json that was in the tree
+    (see :func:`installed_size_kib`).  ``level`` is the gzip level of both
+    archives (0-9).  ``decide``: called once the data is packed, with the ELF
+    code found in it (arcname -> header, from the bytes packed: each file is
+    read once); it returns the final manifest and ``manifest_size``, and
     ``manifest`` only names the package while it is packed.  ``kept``: files
     the caller has read already (source path -> bytes), packed from those.
+    ``check(path, final)``: called on the complete package (at ``path``, to be
+    named ``final``) before it gets its name; raising stops the build and
+    leaves nothing behind (the build's review).
     """
     check_level(level)
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
-    stamp = package_timestamp() if mtime is None else mtime
+    stamp = _checked_stamp(mtime)
     entries = _complete(entries, stamp)
     _check_has_files(entries)
     target = os.path.join(outdir, manifest.filename)
@@ -458,28 +305,63 @@ def build_click(
                 stamp,
                 level,
             )
-            fd, tmpname = _temp_name(outdir, manifest.filename)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(b"!<arch>\n")
-                    write_ar_member(out, "debian-binary", b"2.0\n", stamp)
-                    write_ar_member(out, "_click-binary", f"{CLICK_VERSION}\n".encode(), stamp)
-                    write_ar_member(out, "control.tar.gz", control, stamp)
-                    write_ar_header(out, "data.tar.gz", data_size, stamp)
-                    data.seek(0)
-                    copy_range(data, out, data_size)
-                    if data_size % 2:
-                        out.write(b"\n")
-                os.chmod(tmpname, 0o644 & ~_umask())
-                os.replace(tmpname, target)
-            except BaseException:
-                _unlink_quietly(tmpname)
-                raise
+            with _Output(outdir, manifest.filename) as output:
+                out = output.file
+                out.write(b"!<arch>\n")
+                write_ar_member(out, "debian-binary", b"2.0\n", stamp)
+                write_ar_member(out, "_click-binary", f"{CLICK_VERSION}\n".encode(), stamp)
+                write_ar_member(out, "control.tar.gz", control, stamp)
+                write_ar_header(out, "data.tar.gz", data_size, stamp)
+                data.seek(0)
+                copy_range(data, out, data_size)
+                if data_size % 2:
+                    out.write(b"\n")
+                output.publish(target, check)
     except ClickError:
         raise
     except OSError as e:
         raise BuildError(f"cannot write {target}: {e.strerror}") from None
     return target
+
+
+def _checked_stamp(mtime: int | None) -> int:
+    """The package's timestamp; a caller's own value is held to SOURCE_DATE_EPOCH's range."""
+    if mtime is None:
+        return package_timestamp()
+    if not 0 <= mtime <= MAX_EPOCH:
+        raise BuildError(f"package time {mtime} is not from 0 to {MAX_EPOCH}")
+    return mtime
+
+
+class _Output:
+    """The package file being written, given its name only when complete and checked.
+
+    It is written as a hidden ``.NAME.<random>.tmp`` beside its final place and
+    renamed (atomically) once complete and checked; an error or a failed check
+    removes it.  So no build, stopped at any moment, leaves a package partial
+    or unchecked under a package's name.
+    """
+
+    def __init__(self, directory: str, final: str) -> None:
+        fd, self.name = _temp_name(directory, final)
+        self.file: BinaryIO = os.fdopen(fd, "w+b")
+        self.done = False
+
+    def publish(self, target: str, check: Callable[[str, str], object] | None) -> None:
+        self.file.flush()
+        os.fchmod(self.file.fileno(), 0o644 & ~_umask())
+        if check is not None:
+            check(self.name, target)
+        os.replace(self.name, target)
+        self.done = True
+
+    def __enter__(self) -> _Output:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+        if not self.done:
+            _unlink_quietly(self.name)
 
 
 def _anonymous_file(directory: str) -> BinaryIO:
@@ -529,28 +411,30 @@ def build_source(
     level: int = COMPRESS_LEVEL,
 ) -> str:
     """A source tarball ``PACKAGE_VERSION.tar.gz`` (no epoch): the tree plus
-    ``./manifest.json``, the file ``manifest_path``."""
+    ``./manifest.json``, the file ``manifest_path``; as atomic as :func:`build_click`."""
     check_level(level)
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
-    stamp = package_timestamp() if mtime is None else mtime
+    stamp = _checked_stamp(mtime)
     name = f"{package}_{epochless(version)}.tar.gz"
     target = os.path.join(outdir, name)
     entries = [e for e in entries if e.arcname != "manifest.json"]
-    manifest_entry = Entry(
-        "manifest.json", "file", 0o644, os.stat(manifest_path).st_size, stamp,
-        os.fspath(manifest_path)
-    )
-    staged = _complete([*entries, manifest_entry], stamp)
-    fd, tmpname = _temp_name(outdir, name)
+    real = os.path.realpath(manifest_path)  # a link the user made: the file it names
     try:
-        with os.fdopen(fd, "wb") as out:
-            _write_data(staged, out, stamp, f"packing {name}", level)
-        os.chmod(tmpname, 0o644 & ~_umask())
-        os.replace(tmpname, target)
-    except BaseException:
-        _unlink_quietly(tmpname)
+        st = os.stat(real)
+    except OSError as e:
+        raise BuildError(f"{manifest_path}: {e.strerror}") from None
+    manifest_entry = Entry("manifest.json", "file", 0o644, st.st_size, stamp, real,
+                           dev=st.st_dev, ino=st.st_ino)
+    staged = _complete([*entries, manifest_entry], stamp)
+    try:
+        with _Output(outdir, name) as output:
+            _write_data(staged, output.file, stamp, f"packing {name}", level)
+            output.publish(target, None)
+    except ClickError:
         raise
+    except OSError as e:
+        raise BuildError(f"cannot write {target}: {e.strerror}") from None
     return target
 
 

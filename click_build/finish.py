@@ -16,8 +16,9 @@ whichever route built it.  In order:
    the QML entry point refer to (:func:`~click_build.tree_checks.check_tree`):
    a package that silently lost one is never written;
 5. write the archive (:func:`click_build.build.build_click`);
-6. review it (:func:`review_built`): errors fail the build unless the review
-   mode is ``report``; ``strict`` fails on warnings too.
+6. review it (:func:`review_built`), complete but not yet under its name:
+   errors fail the build, and nothing is left, unless the review mode is
+   ``report``; ``strict`` fails on warnings too.
 
 Standard library only, like the rest of the core.
 """
@@ -44,12 +45,13 @@ from .placeholders import (
     resolve_manifest_fields,
     variables,
 )
+from .staging import open_staged
 from .tree_checks import check_hooks, check_tree
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from .elf import ElfInfo
     from .framework_table import FrameworkFacts
@@ -395,7 +397,7 @@ def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: Fram
     for e in entries:
         if e.arcname in targets and e.kind == "file" and e.source:
             try:
-                with open(e.source, "rb") as f:
+                with open_staged(e) as f:  # the file the walk saw, or one error naming it
                     raw = f.read()
                 text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             except (OSError, UnicodeDecodeError) as err:
@@ -516,7 +518,8 @@ class _Again(Exception):
 
 
 def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target: Target,
-           scratch: _Scratch, place: str = "the package", fix: str = "") -> tuple[str, Manifest]:
+           scratch: _Scratch, place: str = "the package", fix: str = "",
+           check: Callable[[str, str], object] | None = None) -> tuple[str, Manifest]:
     """Steps 1-6 reading each file once: the architecture is decided from the ELF
     headers the archive writer reads anyway, and the files the checks read are
     packed from those bytes.
@@ -525,7 +528,7 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
     the code decides); afterwards the manifest is rendered for the decided one.
     Only a manifest whose name or hooks name the architecture (a template's
     ``@CLICK_ARCH_TRIPLET@`` in a hook path) is prepared and packed again.
-    ``place``/``fix``: see :func:`check_hooks`.
+    ``place``/``fix``: see :func:`check_hooks`; ``check``: see :func:`build_click`.
     """
     label = source.label
     choice = _choose(source, target)
@@ -549,21 +552,27 @@ def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target
         return manifest, _manifest_size(source, manifest)
 
     try:
-        path = build_click(first, staged, outdir, level=target.level, decide=decide, kept=kept)
+        path = build_click(first, staged, outdir, level=target.level, decide=decide, kept=kept,
+                           check=check)
         return path, decided[0]
     except _Again as again:
         prepared = _prepare(source, entries, target, scratch, place, fix, again.final)
         path = build_click(prepared.manifest, prepared.entries, outdir,
-                           manifest_size=prepared.manifest_size, level=target.level)
+                           manifest_size=prepared.manifest_size, level=target.level,
+                           check=check)
         return path, prepared.manifest
 
 
-def review_built(path: str, mode: str = "errors", switch: str = "--no-validate") -> list[Finding]:
+def review_built(path: str, mode: str = "errors", switch: str = "--no-validate",
+                 final: str | None = None) -> list[Finding]:
     """Review a written package, print its findings, and fail the build as ``mode`` says.
 
     On failure the package is removed, so nothing that looks built is left
-    behind, and one error line says how to build it anyway.
+    behind, and one error line says how to build it anyway.  ``final``: the
+    name the package gets once it passes, for messages (the review runs on
+    the package before it is named: see :func:`build_click`'s ``check``).
     """
+    shown = path if final is None else final
     from .errors import ClickError
     from .review import count, review_package, summary
 
@@ -574,7 +583,8 @@ def review_built(path: str, mode: str = "errors", switch: str = "--no-validate")
     try:
         findings = review_package(path)
     except ClickError as e:  # the package we just wrote does not read back: a bug
-        raise BuildError(f"review: could not read {path}: {e}") from None
+        _remove(path)
+        raise BuildError(f"review: could not read {shown}: {e}") from None
     for finding in findings:
         if finding.severity == "info":  # advice: a line, and its fix below it
             _console.info(f"review: {finding.line()}\n    fix: {finding.hint}")
@@ -583,15 +593,22 @@ def review_built(path: str, mode: str = "errors", switch: str = "--no-validate")
     counts = count(findings)
     failing = counts["error"] + (counts["warning"] if mode == "strict" else 0)
     if failing and mode != "report":
-        os.unlink(path)
+        _remove(path)
         what = "errors and warnings" if mode == "strict" else "errors"
         raise BuildError(
-            f"review: {summary(findings)} in {os.path.basename(path)} (listed above); the "
+            f"review: {summary(findings)} in {os.path.basename(shown)} (listed above); the "
             f"stores reject packages with {what}, so none was written: fix them, or build "
             f"anyway with {switch}")
     if counts["error"] or counts["warning"]:
-        _console.warn(f"review: {summary(findings)} (details: 'click-build review {path}')")
+        _console.warn(f"review: {summary(findings)} (details: 'click-build review {shown}')")
     return findings
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass  # gone already
 
 
 def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.PathLike[str],
@@ -611,9 +628,14 @@ def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.Pa
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
     generated = _Scratch(scratch, outdir)
+    findings: list[Finding] = []
+
+    def review(path: str, final: str) -> None:  # before the package gets its name
+        findings.extend(review_built(path, target.review, target.review_switch, final))
+
     try:
-        path, manifest = _write(source, entries, outdir, target, generated, place, fix)
+        path, manifest = _write(source, entries, outdir, target, generated, place, fix,
+                                check=review)
     finally:
         generated.remove()
-    findings = review_built(path, target.review, target.review_switch)
     return Finished(path, manifest, findings)

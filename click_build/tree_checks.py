@@ -73,8 +73,10 @@ def _read(entry: Entry | None, kept: dict[str, bytes] | None) -> bytes | None:
         return None
     if kept is not None and entry.source in kept:
         return kept[entry.source]
+    from .staging import open_staged
+
     try:
-        with open(entry.source, "rb") as f:
+        with open_staged(entry) as f:  # the file the walk saw, or one error naming it
             data = f.read(_MAX_READ)
     except OSError:
         return None

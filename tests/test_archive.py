@@ -288,10 +288,14 @@ def test_tar_time_from_content(size: int) -> None:
         out = io.BytesIO()
         gz = GzipBlockWriter(out, 0, threads=threads)
         tar = TarWriter(gz, gz)  # type: ignore[arg-type]
-        seen = []
+        seen: list[bytes] = []
+
+        def time_of(seen: list[bytes] = seen) -> int:  # asked once the data has passed
+            return len(b"".join(seen)) + 1000
+
         tar.add_bytes("./before", b"b" * 1000, 0o644, 7)
-        tar.add_file("./" + "long/" * 30 + "f", io.BytesIO(data), size, 0o644,
-                     lambda: len(b"".join(seen)) + 1000, seen.append)
+        tar.add_file("./" + "long/" * 30 + "f", io.BytesIO(data), size, 0o644, time_of,
+                     seen.append)
         tar.add_bytes("./after", b"a" * 1000, 0o644, 7)
         tar.close()
         gz.close()

@@ -107,6 +107,23 @@ def test_reproducible_after_touch(cli, make_app, tmp_path: Path, sde: str | None
     assert first == second
 
 
+def _file_times(click: Path) -> dict[str, int]:
+    """Each member's time in the data archive, as dpkg-deb reads it."""
+    import io
+    import tarfile
+
+    raw = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(click)], check=True,
+                         capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        return {m.name: int(m.mtime) for m in tar.getmembers()}
+
+
+def _content_time(stamp: int, data: bytes) -> int:
+    """docs/building.md's rule, written out: the md5's first 8 bytes, big-endian,
+    modulo 2**24 seconds, below the package's timestamp."""
+    return stamp - int.from_bytes(hashlib.md5(data).digest()[:8], "big") % (1 << 24)
+
+
 def test_sde_clamps_and_stamps(cli, make_app, tmp_path: Path) -> None:
     app = make_app()
     _touch_all(app, 1_000_000_000)
@@ -114,9 +131,54 @@ def test_sde_clamps_and_stamps(cli, make_app, tmp_path: Path) -> None:
     click = build(cli, app, tmp_path / "out", env={"SOURCE_DATE_EPOCH": "1600000000"})
     listing = cli("contents", click, env=UTC).stdout
     assert "2001-09-09 01:46 ./hello.desktop" in listing  # older than SDE: kept
-    assert "2020-09-13 12:26 ./main.qml" in listing  # newer than SDE: clamped
+    times = _file_times(click)
+    # newer than SDE: clamped to the time its content gives, up to 194 days before SDE
+    assert times["./main.qml"] == _content_time(1_600_000_000, (app / "main.qml").read_bytes())
+    assert 1_600_000_000 - (1 << 24) < times["./main.qml"] <= 1_600_000_000
+    assert times["."] == 1_600_000_000  # folders: the timestamp itself
     data = click.read_bytes()
     assert b"1600000000  0     0     100644" in data  # ar header mtime
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("sde", [None, "1700000000"])
+def test_an_edited_file_gets_another_time(cli, make_app, tmp_path: Path, sde: str | None) -> None:
+    """Wrong result 1 of issue 27: Qt's QML disk cache is keyed on a file's path and
+    time, so an edited file must change its time in the package, while the same
+    tree still gives the same bytes.  Small files and files past the 1 MiB read
+    chunk (whose header is written after their data), with or without
+    SOURCE_DATE_EPOCH; an edit that keeps the size and the file system's time."""
+    big = bytes(range(256)) * 8192 + b"var x = 1;\n"  # 2 MiB and a bit
+    app = make_app(files={"qml/Page.qml": "Item { width: 10 }\n", "js/big.js": big,
+                          "qml/Other.qml": "Item {}\n"})
+    env = {"SOURCE_DATE_EPOCH": sde} if sde else {
+        k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    stamp = int(sde) if sde else 315_532_800  # 1980-01-01, the fallback
+    before = build(cli, app, tmp_path / "before", env=env)
+    old_times = _file_times(before)
+    for name, path in (("./qml/Page.qml", "qml/Page.qml"), ("./js/big.js", "js/big.js")):
+        assert old_times[name] == _content_time(stamp, (app / path).read_bytes())
+    for path, old, new in (("qml/Page.qml", b"10", b"20"), ("js/big.js", b"x = 1", b"x = 2")):
+        st = (app / path).stat()
+        (app / path).write_bytes((app / path).read_bytes().replace(old, new))
+        os.utime(app / path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same time
+    after = build(cli, app, tmp_path / "after", env=env)
+    new_times = _file_times(after)
+    assert new_times["./qml/Page.qml"] != old_times["./qml/Page.qml"]
+    assert new_times["./js/big.js"] != old_times["./js/big.js"]
+    assert new_times["./qml/Other.qml"] == old_times["./qml/Other.qml"]  # untouched: same
+    assert new_times["./qml"] == old_times["./qml"] == stamp
+    assert all(stamp - (1 << 24) < t <= stamp for t in new_times.values())
+    again = build(cli, app, tmp_path / "again", env=env)  # the same tree: the same bytes
+    assert again.read_bytes() == after.read_bytes()
+    data = subprocess.run(["ar", "p", str(after), "data.tar.gz"], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["gzip", "-t"], input=data, check=True)  # the patched header's CRC holds
+    extracted = tmp_path / "x"
+    run(["dpkg-deb", "-x", str(after), str(extracted)])
+    assert (extracted / "js/big.js").read_bytes() == (app / "js/big.js").read_bytes()
+    assert int((extracted / "js/big.js").stat().st_mtime) == new_times["./js/big.js"]
+    cli("verify", "--force-missing-framework", "--allow-unauthenticated", after)
 
 
 @pytest.mark.oracle
@@ -146,7 +208,7 @@ def test_pinned_bytes(cli, tmp_path: Path) -> None:
 
 
 # deflate output is stable across zlib 1.2.x/1.3.x; zlib-ng builds of Python would differ.
-PINNED_SHA256 = "448bcb46349c2062e498da6bb44faece71d0d1594048afe67ff9d94e10edf1da"
+PINNED_SHA256 = "bb524fd3aaf5b498801ad399c14efb29e7b3a0674b4b4000579589c36c2acabb"
 
 
 def test_modes_normalised(cli, make_app, tmp_path: Path) -> None:
@@ -515,3 +577,16 @@ def test_size_close_to_dpkg_deb(cli, make_app, tmp_path: Path) -> None:
     run(["dpkg-deb", "-Zgzip", "-b", str(app), str(deb)])
     ratio = data_member_size(ours) / data_member_size(deb)
     assert 0.99 < ratio < 1.005, ratio
+
+
+def test_content_time_rule() -> None:
+    """docs/building.md: up to 2**24 s before the timestamp, never before 1970; the
+    md5's first 8 bytes decide."""
+    from click_build.timestamps import content_time
+
+    digest = hashlib.md5(b"x").digest()
+    assert content_time(1_700_000_000, digest) == _content_time(1_700_000_000, b"x")
+    for stamp in (0, 1, 1000, (1 << 24) - 1):
+        times = {content_time(stamp, hashlib.md5(bytes([i])).digest()) for i in range(200)}
+        assert all(0 <= t <= stamp for t in times)
+        assert len(times) > 1 or stamp < 2

@@ -24,8 +24,11 @@ from conftest import BASE_MANIFEST, CLICK_BUILD, need, run, write_tree
 
 pytestmark = pytest.mark.slow
 
-#: ``PID openat(AT_FDCWD, "/path", O_RDONLY|O_CLOEXEC) = 3``: a successful open.
-_OPEN = re.compile(r'open(?:at)?\((?:[A-Z_]+|\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|]+)[^)]*\) = \d+')
+#: ``PID openat(3</app/qml>, "Main.qml", O_RDONLY|O_NOFOLLOW) = 4</app/qml/Main.qml>``: a
+#: successful open (``strace -y`` names the file a descriptor refers to), relative to a
+#: folder's descriptor (as click-build opens the tree's files) or not: the path opened.
+_OPEN = re.compile(r'open(?:at)?\((?:[A-Z_]+|\d+(?:<[^>]*>)?), "(?:[^"\\]|\\.)*", '
+                   r'([A-Z_|]+)[^)]*\) = \d+<((?:[^>\\]|\\.)*)>')
 #: ``PID execve("/usr/bin/cmake", [...]`` (its result on this line or a "resumed" one).
 _EXEC = re.compile(r'^(\d+) +execve\("((?:[^"\\]|\\.)*)"')
 _EXEC_DONE = re.compile(r'^(\d+) +(?:<\.\.\. execve resumed>|execve\().* = 0$')
@@ -79,11 +82,11 @@ def _opens(log: Path, top: Path, program: str = "") -> dict[str, int]:
         if (m := _EXEC_DONE.match(line)) and m.group(1) in pending:
             running[m.group(1)] = pending.pop(m.group(1))
         m = _OPEN.search(line)
-        if m is None or "O_DIRECTORY" in m.group(2):
+        if m is None or "O_DIRECTORY" in m.group(1):
             continue
         if program and program not in os.path.basename(program_of(line.split()[0])):
             continue
-        path = os.path.normpath(m.group(1))
+        path = os.path.normpath(m.group(2))
         if path.startswith(prefix):
             rel = path[len(prefix):]
             counts[rel] = counts.get(rel, 0) + 1
@@ -101,7 +104,7 @@ def _traced(cmd: list[str], log: Path, cwd: Path | None = None,
     strace = need("strace")
     env = {**(os.environ if env is None else env), "SOURCE_DATE_EPOCH": "1700000000"}
     calls = "trace=open,openat,execve,clone,clone3,fork,vfork"
-    result = subprocess.run([strace, "-f", "-qq", "-e", calls, "-o", str(log), *cmd],
+    result = subprocess.run([strace, "-f", "-qq", "-y", "-e", calls, "-o", str(log), *cmd],
                             cwd=cwd, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -62,7 +62,7 @@ def stage_with_includes(
 
 def prefixed(e: Entry, prefix: str) -> Entry:
     """The same entry one folder deeper, under ``prefix``."""
-    return Entry(f"{prefix}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.source, e.target)
+    return e._replace(arcname=f"{prefix}/{e.arcname}")  # the walk's identity of the file too
 
 
 def stage_files(

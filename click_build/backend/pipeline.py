@@ -85,8 +85,10 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
                   level: int = COMPRESS_LEVEL) -> Path:
     """Build ``project`` (from :func:`~.settings.load_project`) into ``outdir``; return the
     .click path.  ``level``: the gzip level (``click-build build -z``)."""
+    from ..timestamps import source_date_epoch
     from .matrix import build_matrix, toolchain_args, wants_matrix, with_toolchain
 
+    source_date_epoch()  # a bad value stops the build before anything is built or written
     if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
         return build_matrix(project, outdir, target_of(project)._replace(level=level))[0]
     kind = resolve(project)

@@ -144,8 +144,10 @@ def run_build(args: argparse.Namespace) -> int:
     from ..build import COMPRESS_LEVEL, stage_tree
     from ..finish import Target, finish
     from ..placeholders import read_manifest_file
+    from ..timestamps import source_date_epoch
 
     _check_directory(args.directory)
+    source_date_epoch()  # a bad value stops the build before anything is written
     level = COMPRESS_LEVEL if args.compression_level is None else args.compression_level
     if is_project(args.directory):
         paths = [_build_project(args, level)]
@@ -253,8 +255,10 @@ def _build_project(args: argparse.Namespace, level: int) -> str:
 def run_buildsource(args: argparse.Namespace) -> int:
     from .. import _console
     from ..build import COMPRESS_LEVEL, SOURCE_IGNORES, build_source, stage_tree
+    from ..timestamps import source_date_epoch
 
     _check_directory(args.directory)
+    source_date_epoch()  # a bad value stops the build before anything is written
     manifest_path, name, version = _source_manifest(args.directory, args.manifest)
     entries = stage_tree(args.directory, args.ignore, default_ignores=SOURCE_IGNORES)
     make_output_dir(args.output_dir)

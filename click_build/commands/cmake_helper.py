@@ -175,7 +175,9 @@ def run_package(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from ..finish import REVIEW_MODES, Target, finish
     from ..placeholders import read_manifest_file
+    from ..timestamps import source_date_epoch
 
+    source_date_epoch()  # a bad value stops the build before anything is written
     root = args.directory
     manifest_path = os.path.join(root, "manifest.json")
     # The tree's own manifest.json: its size is what Installed-Size counts, as the
