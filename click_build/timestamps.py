@@ -49,13 +49,15 @@ def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
     value = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH")
     if value is None or value == "":
         return None
-    # Length first: int() of thousands of digits is slow, and refused past 4,300.
-    if len(value) > 10 or not value.isascii() or not value.isdigit() or int(value) > MAX_EPOCH:
+    # Length first (leading zeros aside): int() of thousands of digits is slow, and
+    # refused past 4,300.
+    digits = value.lstrip("0") or "0"
+    if len(digits) > 10 or not value.isascii() or not value.isdigit() or int(digits) > MAX_EPOCH:
         shown = value if len(value) <= 40 else value[:40] + "..."
         raise BuildError(
             f"SOURCE_DATE_EPOCH={shown!r} is not a whole number of seconds since 1970 from 0 "
             f"to {MAX_EPOCH} (2106-02-07, the latest time a gzip header holds)")
-    return int(value)
+    return int(digits)
 
 
 def package_timestamp() -> int:

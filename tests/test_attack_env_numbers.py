@@ -116,6 +116,15 @@ def test_every_route_refuses(make_app, tmp_path: Path, route: str, real_user: st
         assert list(out.iterdir()) == []
 
 
+def test_values_in_range_are_read_as_numbers() -> None:
+    from click_build.timestamps import source_date_epoch
+
+    for value, number in (("0", 0), ("4294967295", 4294967295), ("0" * 20 + "42", 42)):
+        assert source_date_epoch({"SOURCE_DATE_EPOCH": value}) == number
+    assert source_date_epoch({"SOURCE_DATE_EPOCH": ""}) is None
+    assert source_date_epoch({}) is None
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("value", ["0", "4294967295"])
 def test_the_range_ends_build(cli, make_app, tmp_path: Path, value: str) -> None:
