@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need
+from conftest import ROOT, Cli, need
 from shell_completion import Shell
-from test_review_cli import Cli
 
 from click_build.argparsing import build_parser
 from click_build.commands.completion import spec, unclassified
