@@ -391,6 +391,7 @@ def test_hard_links_and_unsorted_members(tmp_path: Path) -> None:
         one_error(measured(*VERIFY, path)[0], fragment)
 
 
+@pytest.mark.slow  # large: archives of 27,000 links with names of up to 4 KB
 def test_links_are_bounded(tmp_path: Path) -> None:
     """More links than the audit keeps, and links built to make resolving them slow:
     each refused with one line, in bounded memory and time."""
@@ -924,6 +925,7 @@ def test_a_bzip2_bomb_is_refused_at_once(tmp_path: Path) -> None:
     assert not (env.root / "com.example.crafted").exists()
 
 
+@pytest.mark.slow  # large: 80 MiB of zeros, unpacked twice
 def test_zeros_that_xz_and_gzip_shrink_most_are_read(tmp_path: Path) -> None:
     """The expansion limit is above what gzip (1,000 times) and xz (7,000) can reach."""
     import lzma

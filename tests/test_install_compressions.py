@@ -169,6 +169,7 @@ def packages(keys: Keys) -> Iterator[Packages]:  # noqa: F811
         shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.slow  # large: 64 MiB packages in every compression, built once for the module
 def test_every_package_is_one_dpkg_and_the_original_take(packages: Packages,
                                                          tmp_path: Path) -> None:
     """The oracles first: dpkg-deb extracts each to the tree's files, and Debian's
