@@ -335,7 +335,7 @@ def test_an_unprivileged_user_makes_a_root_and_builds_against_it(arm64: Stored) 
         cb = ["/usr/bin/python3", "-m", "click_build"]
 
         def as_nobody(*cmd: str, cwd: Path = work) -> subprocess.CompletedProcess[str]:
-            result = run_as(list(cmd), env=env, user="nobody", cwd=str(cwd), timeout=900)
+            result = run_as(list(cmd), env=env, user="nobody", cwd=str(cwd), within=180)
             assert result.returncode == 0, f"{cmd}:\n{result.stdout}\n{result.stderr}"
             return result
 
