@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from attack_support import real_user, user_cli  # noqa: F401  (fixtures)
 from conftest import BASE_MANIFEST, ORIGINAL_CLICK, write_tree
+from deadlines import seconds
 
 pytestmark = pytest.mark.slow
 
@@ -148,7 +149,7 @@ class Bench:
             cmd = ["setpriv", f"--reuid={self.pw.pw_uid}", f"--regid={self.pw.pw_gid}",
                    "--clear-groups", "--reset-env", "--", "/usr/bin/env",
                    *[f"{k}={v}" for k, v in env.items()], *cmd]
-        subprocess.run(cmd, cwd=self.tree, env=env, check=True, timeout=60)
+        subprocess.run(cmd, cwd=self.tree, env=env, check=True, timeout=seconds(60))
 
     def build(self, route: str, hook: str, attack: str | None,
               *extra: str) -> subprocess.CompletedProcess[str]:
@@ -179,7 +180,7 @@ class Bench:
             finally:
                 os.close(ready_r)
                 os.close(done_w)
-            status = proc.wait(timeout=300)
+            status = proc.wait(timeout=seconds(300))
         output = log.read_text()
         assert reached, f"the build never reached the hook:\n{output}"
         return subprocess.CompletedProcess(cmd, status, output, output)

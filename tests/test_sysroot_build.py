@@ -16,12 +16,13 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from cmake_support import click_build_copy, elf_machine
 from conftest import CLICK_BUILD, ROOT, need, run
+from deadlines import seconds, wait_for
+from install_support import flocks
 from install_support import run as run_as
 from sysroot_support import FRAMEWORK, test_cache, unreachable
 
@@ -290,16 +291,14 @@ def test_a_root_in_use_is_not_removed_until_the_build_ends(tmp_path: Path) -> No
     with subprocess.Popen([*CLICK_BUILD, "-q", "sysroot", "remove", "--arch", "arm64",
                            "--profile", "debian-12"], env=env) as proc:
         try:
-            inode = lock.path.stat().st_ino
-            deadline = time.monotonic() + 120
-            while not any(f":{inode} " in line and "->" in line  # remove waits for the lock
-                          for line in Path("/proc/locks").read_text().splitlines()):
-                assert proc.poll() is None and time.monotonic() < deadline, "remove did not wait"
-                time.sleep(0.05)
+            waits = ("waits", lock.path.stat().st_ino)
+            wait_for(lambda: waits in flocks(proc.pid) or proc.poll() is not None,
+                     "remove to wait for the lock")
+            assert proc.poll() is None, "remove did not wait"
             assert (cache / ident / "root").is_dir()  # still there while the build holds it
             lock.__exit__(None, None, None)  # the build ends
             held = False
-            assert proc.wait(timeout=120) == 0
+            assert proc.wait(timeout=seconds(120)) == 0
         finally:
             if held:
                 proc.kill()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run
+from deadlines import seconds
 from signing import Key, Keys, gpg, keys  # noqa: F401
 
 from click_build.errors import SysrootError
@@ -200,7 +201,7 @@ def test_an_unreachable_archive_is_one_line_naming_its_host_and_setting(
            "CLICK_BUILD_MIRROR_DEBIAN": "http://127.0.0.1:9/debian"}
     result = subprocess.run([*CLICK_BUILD, "-q", "sysroot", "create", "--profile", "debian-12",
                              "--method", method], capture_output=True, text=True, env=env,
-                            timeout=300)
+                            timeout=seconds(300))
     assert_clean_error(result, "cannot reach 127.0.0.1 (", "for the debian archive; point "
                        "click-build at a mirror you can reach: CLICK_BUILD_MIRROR_DEBIAN=URL "
                        "(or --mirror debian=URL)")
