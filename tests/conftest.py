@@ -43,6 +43,39 @@ SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
 collect_ignore_glob = ["packages/*"]
 
 
+#: Variables that steer a build (Clickable's, which choose the architecture, the framework
+#: and the folders; reproducibility's; CMake's and ClickBuild's inputs; colour), cleared for
+#: the whole suite so that a shell which has them set (a Clickable container, a CI job)
+#: gives the results of a clean one.  A test that means one sets it itself (``env=``,
+#: ``monkeypatch.setenv``).  ``CLICK_BUILD_*`` are click-build's settings, but for the
+#: suite's own knobs, ``CLICK_BUILD_TEST_*`` (deadlines.py, sysroot_support.py).
+STEERING: tuple[str, ...] = (
+    "ARCH", "ARCH_TRIPLET", "CLICK_ARCH", "CLICK_ARCH_TRIPLET", "CLICK_FRAMEWORK",
+    "SDK_FRAMEWORK", "CLICK_FRAMEWORK_BASE", "APPARMOR_POLICY", "BUILD_DIR", "INSTALL_DIR",
+    "ROOT", "SRC_DIR", "NUM_PROCS", "CLICK_LD_LIBRARY_PATH", "CLICK_QML2_IMPORT_PATH",
+    "CLICK_PATH", "SOURCE_DATE_EPOCH", "QT_RCC_SOURCE_DATE_OVERRIDE", "CLICK_FRAMEWORKS_DIR",
+    "CLICK_HOOKS_DIR", "DESTDIR", "CMAKE_PREFIX_PATH", "CMAKE_TOOLCHAIN_FILE",
+    "CMAKE_GENERATOR", "ClickBuild_DIR", "ClickBuild_ROOT", "MAKEFLAGS", "NO_COLOR",
+    "FORCE_COLOR",
+)
+
+
+def steering(name: str) -> bool:
+    """Whether the environment variable ``name`` is cleared for the suite."""
+    return name in STEERING or (name.startswith("CLICK_BUILD_")
+                                and not name.startswith("CLICK_BUILD_TEST_"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _clean_environment() -> Iterator[None]:
+    """The caller's build-steering variables (:data:`STEERING`) out of ``os.environ``, which
+    every helper passes on to the processes it starts, for the whole session."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [n for n in os.environ if steering(n)]:
+            patch.delenv(name)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _system_state_lock(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tests in xdist group "system" change machine-wide state (/usr/share/click,

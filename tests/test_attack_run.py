@@ -78,7 +78,7 @@ class Bench:
         if self.switch:  # setpriv --reset-env: the account's own HOME, no XDG_*
             return run_as(cmd, env=extra, user=self.user, within=120)
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("XDG_", "CLICK_BUILD_DEVICE"))}
+               if not k.startswith("XDG_")}
         env.update(extra, HOME=str(self.home))
         return subprocess.run(cmd, env=env, capture_output=True, text=True,
                               timeout=seconds(120))

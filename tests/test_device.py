@@ -33,8 +33,7 @@ ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, tex
 
 def cb(*args: str | Path, env: dict[str, str] | None = None, input: str | None = None,
        within: float = 60) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k != "CLICK_BUILD_DEVICE"}
-    full.update(env or {})
+    full = {**os.environ, **(env or {})}  # no CLICK_BUILD_DEVICE: conftest.STEERING
     return subprocess.run([*CLICK_BUILD, *map(str, args)], env=full, capture_output=True,
                           text=True, input=input, timeout=seconds(within))
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import deadlines
 import pytest
@@ -60,3 +61,33 @@ def test_test_modules_share_helpers_through_support_modules() -> None:
             found += [f"{path.name}:{node.lineno}: {name}" for name in names
                       if name.split(".")[0].startswith("test_")]
     assert found == []
+
+
+#: A Clickable container's shell, and a caller's own build settings.
+CALLERS_SHELL = {
+    "ARCH": "armhf", "ARCH_TRIPLET": "arm-linux-gnueabihf",
+    "CLICK_FRAMEWORK": "ubuntu-sdk-16.04", "SDK_FRAMEWORK": "ubuntu-sdk-16.04",
+    "BUILD_DIR": "/nonexistent/build", "INSTALL_DIR": "/nonexistent/install",
+    "CLICK_LD_LIBRARY_PATH": "/nonexistent/install/lib/arm-linux-gnueabihf",
+    "SOURCE_DATE_EPOCH": "86400", "CLICK_BUILD_REVIEW": "off", "CLICK_BUILD_DEFLATE": "zlib",
+}
+
+
+@pytest.mark.slow
+def test_the_callers_build_variables_do_not_steer_the_suite(tmp_path: Path) -> None:
+    """The README's test command in a shell with Clickable's variables exported: conftest
+    clears them for the suite, so a build test still gets the package of a clean shell
+    (architecture all, the default framework's AppArmor policy)."""
+    from conftest import steering
+
+    assert all(steering(name) for name in CALLERS_SHELL)
+    assert not steering("CLICK_BUILD_TEST_SLOWDOWN")
+    tests = ["tests/test_backend.py::test_qml_example_builds_and_verifies",
+             "tests/test_backend.py::test_sdist_is_pep625_and_rebuilds_identical_click"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+         f"--basetemp={tmp_path / 'nested'}", *tests],
+        cwd=ROOT, env={**os.environ, **CALLERS_SHELL}, capture_output=True, text=True,
+        timeout=seconds(300))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "2 passed" in result.stdout

@@ -628,7 +628,6 @@ def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
            "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
            # the user's own cache (as root the installer's clickpkg could not enter /root)
            "XDG_CACHE_HOME": str(public_tmp / "cache")}
-    env.pop("CLICK_BUILD_DEVICE", None)
     result = subprocess.run(["bash", "-e", "-c", "\n".join(run_lines)], cwd=public_tmp, env=env,
                             capture_output=True, text=True, timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
