@@ -20,6 +20,7 @@ Fairness rules the scripts follow (and print):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,8 +28,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,6 +136,19 @@ class Runner:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def work_folder(keep: Path | None, prefix: str) -> Iterator[Path]:
+    """The folder a script works in: ``--keep DIR`` (kept), else a temporary one that is
+    removed at the end."""
+    work = (keep or Path(tempfile.mkdtemp(prefix=prefix))).absolute()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        yield work
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -308,8 +323,9 @@ def table(title: str, results: dict[str, Samples], base: str | None = None,
 class Verdicts:
     """Targets met or missed, printed as they are judged and again at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, issue: int = 15) -> None:
         self.rows: list[tuple[str, str, str, bool]] = []
+        self.issue = issue
 
     def judge(self, measure: str, value: str, target: str, ok: bool) -> None:
         self.rows.append((measure, value, target, ok))
@@ -318,7 +334,7 @@ class Verdicts:
     def summary(self, json_path: str | None = None) -> None:
         """The verdicts again, after the load the figures were taken under."""
         print(f"load average at the end: {load_now()}")
-        print("\nTargets (issue 15):" if self.rows else "\n(no verdicts: quick mode)")
+        print(f"\nTargets (issue {self.issue}):" if self.rows else "\n(no verdicts: quick mode)")
         for measure, value, target, ok in self.rows:
             print(f"  {'met   ' if ok else 'MISSED'}  {measure}: {value}; target {target}")
         if json_path:

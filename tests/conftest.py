@@ -89,6 +89,15 @@ def _system_state_lock(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _private_python_cache(tmp_path_factory: pytest.TempPathFactory,
+                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's builds start with an empty cache of vendored Python dependencies
+    (backend/vendor_cache.py), made on first use, never the developer's ~/.cache."""
+    monkeypatch.setenv("CLICK_BUILD_PYTHON_CACHE",
+                       str(tmp_path_factory.getbasetemp() / "python-cache" / os.urandom(8).hex()))
+
+
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Create files under root; a value starting with '->' makes a symlink."""
     root.mkdir(parents=True, exist_ok=True)

@@ -88,6 +88,17 @@ def test_bench_build_levels(installed: Path, tmp_path: Path) -> None:
     assert "click-build build -z 1: time" in proc.stdout
 
 
+def test_bench_python_deps(tmp_path: Path) -> None:
+    """A rebuild with a cached dependency against none; the script checks each package."""
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_python_deps.py"), "--quick",
+                           "--keep", str(tmp_path)], capture_output=True, text=True,
+                          timeout=seconds(600))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "How the comparison is made fair" in proc.stdout
+    assert re.search(r"cached dependency vs none: \d+\.\d\dx", proc.stdout)
+    assert "cache: " in proc.stdout and "(1 entry, filled by the untimed build)" in proc.stdout
+
+
 def test_bench_review(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(BENCH / "bench_review.py"), "--quick",
                            "--keep", str(tmp_path)], capture_output=True, text=True, timeout=seconds(300))

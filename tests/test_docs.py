@@ -144,7 +144,8 @@ def home_for(docs_env: UserEnv, scratch: Path, state: Path,
     env = docs_env.env(HOME=str(home), PIP_FIND_LINKS=str(home / "wheels"),
                        PIP_CACHE_DIR=PIP_CACHE, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE="1",
                        QT_QPA_PLATFORM="xcb", USER=os.environ.get("USER", "root"))
-    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GNUPGHOME"):
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "GNUPGHOME",
+                 "CLICK_BUILD_PYTHON_CACHE"):  # the suite's own, per test (conftest)
         env.pop(name, None)
     return Session(env, home, state)
 

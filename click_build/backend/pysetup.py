@@ -148,8 +148,23 @@ def vendor(ctx: Context, target: Path) -> None:
 
 
 def _vendor_for(ctx: Context, target: Path, arch: str, python: str) -> None:
+    """pip's install for one architecture, or the same tree from the cache (which
+    :mod:`.vendor_cache` checks as it copies); what pip installed is kept there."""
+    from .vendor_cache import entry_key, open_cache
+
     clean(target)
     cmd = pip_command(target, arch, python, ctx.facts.glibc_minor, ctx.project.dependencies)
+    request = [arg if arg != str(target) else "TARGET" for arg in cmd[3:]]
+    key = entry_key(request)
+    cache = open_cache()
+    if cache is not None:
+        target.mkdir(parents=True)
+        if cache.fetch(key, target):
+            _console.info(f"+ {' '.join(ctx.project.dependencies)} for Python {python} "
+                          f"({arch}): from the cache, {cache.entry(key)}")
+            _check_vendored(target, arch, python)
+            return
+        clean(target)
     _echo(cmd[2:])
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
@@ -162,6 +177,8 @@ def _vendor_for(ctx: Context, target: Path, arch: str, python: str) -> None:
             "needs an explicit architecture: -C click-build.architecture=arm64")
     clean(target / "bin")  # host-specific launcher scripts
     _check_vendored(target, arch, python)
+    if cache is not None:
+        cache.store(key, target, request)
 
 
 def _digest(tree: Path) -> dict[str, str]:

@@ -349,8 +349,10 @@ def _defines(tree: dict[str, object]) -> dict[str, object]:
 
 
 #: ``CLICK_BUILD_*`` variables that other parts of click-build read (the deflate engine,
-#: the phone of ``device`` and ``run``): not backend settings, and not typos of one.
-OTHER_VARIABLES: frozenset[str] = frozenset({"CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE"})
+#: the phone of ``device`` and ``run``, the cache of vendored Python dependencies): not
+#: backend settings, and not typos of one.
+OTHER_VARIABLES: frozenset[str] = frozenset({"CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE",
+                                             "CLICK_BUILD_PYTHON_CACHE"})
 
 
 def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
