@@ -78,6 +78,7 @@ def test_every_click_build_variable_is_a_setting_or_named_as_another() -> None:
 
     import click_build
     from click_build.backend import settings
+    from click_build.sysroot.profiles import ARCHIVES
 
     leaves = {"CLICK_BUILD_" + "_".join(p).replace("-", "_").upper()
               for p in settings._leaves(settings.Settings)}
@@ -86,6 +87,8 @@ def test_every_click_build_variable_is_a_setting_or_named_as_another() -> None:
     found = {name for path in package.rglob("*.py")
              for name in re.findall(r"CLICK_BUILD_[A-Z_]*[A-Z]", path.read_text())}
     found -= {"CLICK_BUILD_CMAKE_DEFINE"}  # the prefix of -D variables
+    found -= {"CLICK_BUILD_MIRROR"}  # the prefix of the archives' mirror variables, below
+    found |= {archive.setting for archive in ARCHIVES.values()}
     assert found, "the scan found no variable at all"
     assert found - leaves - cmake_variables == set(settings.OTHER_VARIABLES)
 

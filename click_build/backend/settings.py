@@ -351,8 +351,13 @@ def _defines(tree: dict[str, object]) -> dict[str, object]:
 #: ``CLICK_BUILD_*`` variables that other parts of click-build read (the deflate engine,
 #: the phone of ``device`` and ``run``, the cache of vendored Python dependencies): not
 #: backend settings, and not typos of one.
-OTHER_VARIABLES: frozenset[str] = frozenset({"CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE",
-                                             "CLICK_BUILD_PYTHON_CACHE"})
+OTHER_VARIABLES: frozenset[str] = frozenset({
+    "CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE", "CLICK_BUILD_PYTHON_CACHE",
+    # click-build sysroot: where roots are kept, archive keys and mirrors (sysroot/keys.py,
+    # sysroot/profiles.py: Archive.setting)
+    "CLICK_BUILD_SYSROOT_CACHE", "CLICK_BUILD_KEYRING_DEBIAN", "CLICK_BUILD_KEYRING_UBUNTU",
+    "CLICK_BUILD_KEYRING_UBPORTS", "CLICK_BUILD_MIRROR_DEBIAN", "CLICK_BUILD_MIRROR_UBUNTU_PORTS",
+    "CLICK_BUILD_MIRROR_UBPORTS"})
 
 
 def _overlay_env(tree: dict[str, object], environ: Mapping[str, str]) -> None:
