@@ -22,15 +22,17 @@ if TYPE_CHECKING:
     from .errors import ClickError
 
 
-__all__ = ["PROG", "Progress", "StdoutFd", "configure", "debug", "error", "error_line", "info",
-           "is_quiet", "note", "one_line", "print_error", "print_os_error", "setup_logging",
-           "warn"]
+__all__ = ["PROG", "Progress", "StdoutFd", "configure", "debug", "error", "error_line",
+           "expecting", "info", "is_quiet", "note", "one_line", "print_error", "print_os_error",
+           "quieted", "setup_logging", "warn"]
 
 #: The program's name, as every message and usage line starts.
 PROG = "click-build"
 
 _quiet = False
 _verbose = False
+#: Topics of warnings the running command asked for (see :class:`expecting`).
+_expected: set[str] = set()
 
 
 def configure(quiet: bool = False, verbose: bool = False) -> None:
@@ -97,8 +99,13 @@ def note(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def warn(message: str) -> None:
-    """A warning on stderr; shown even when quiet, as warnings need action."""
+def warn(message: str, topic: str = "") -> None:
+    """A warning on stderr; shown even when quiet, as warnings need action -- unless it
+    is on a ``topic`` the command chose itself (:class:`expecting`): then only under
+    ``--verbose``."""
+    if topic and topic in _expected:
+        debug(message)
+        return
     prefix = "click-build: warning: "
     if _colour(sys.stderr):
         prefix = f"\033[33m{prefix}\033[0m"
@@ -133,6 +140,36 @@ def print_os_error(e: OSError, where: str = "") -> None:
     """An operating system's error as one line naming its file (else ``where``)."""
     name = e.filename or where
     error(f"{name}: {e.strerror or e}" if name else str(e.strerror or e))
+
+
+class expecting:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with expecting("unsigned", ...):`` warnings on these topics are not shown in the
+    block: the command decided what they warn about (``run`` installs the developer's
+    unsigned build without the phone's framework on purpose), so they would only be
+    noise.  Topics: ``unsigned`` (no signature, accepted), ``missing-framework``."""
+
+    def __init__(self, *topics: str) -> None:
+        self.topics = set(topics) - _expected
+
+    def __enter__(self) -> None:
+        _expected.update(self.topics)
+
+    def __exit__(self, *exc: object) -> None:
+        _expected.difference_update(self.topics)
+
+
+class quieted:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with quieted():`` the block runs as under ``-q`` (progress and info lines held
+    back; warnings and errors shown): ``run --watch`` rebuilds with one line of its own."""
+
+    def __enter__(self) -> None:
+        global _quiet
+        self.was = _quiet
+        _quiet = True
+
+    def __exit__(self, *exc: object) -> None:
+        global _quiet
+        _quiet = self.was
 
 
 def setup_logging(verbose: bool = False) -> None:

@@ -111,7 +111,8 @@ def validate_framework(value: str, directory: str | os.PathLike[str],
         return
     quoted = ", ".join(f'"{m}"' for m in missing)
     if force_missing:
-        _console.warn(f"ignoring missing framework{'s' if len(missing) > 1 else ''} {quoted}")
+        _console.warn(f"ignoring missing framework{'s' if len(missing) > 1 else ''} {quoted}",
+                      topic="missing-framework")
         return
     what = f"Frameworks {quoted}" if len(missing) > 1 else f"Framework {quoted}"
     raise FrameworkError(

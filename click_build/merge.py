@@ -9,15 +9,13 @@ checked, never through a symlink), then packed again by the core builder.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import os
-import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from . import _console
 from .build import build_click, stage_tree
 from .errors import BuildError, PackageError
 from .frameworks import frameworks_dir
@@ -114,21 +112,6 @@ def _architectures(manifests: list[tuple[str, Manifest]]) -> list[str]:
     return sorted(archs)
 
 
-@contextlib.contextmanager
-def _without_missing_framework_warning() -> Iterator[None]:
-    """Frameworks need not be installed to merge (the builds usually come from other
-    machines), so the audit's "ignoring missing framework" warning is noise here;
-    every other line the audit writes to stderr passes through."""
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured):
-            yield
-    finally:
-        for line in captured.getvalue().splitlines(keepends=True):
-            if "ignoring missing framework" not in line:
-                sys.stderr.write(line)
-
-
 def merge_packages(paths: Sequence[str | os.PathLike[str]], outdir: str | os.PathLike[str],
                    frameworks: str | os.PathLike[str] | None = None) -> Path:
     """Audit and merge ``paths`` into ``outdir``/NAME_VERSION_multi.click."""
@@ -144,7 +127,7 @@ def merge_packages(paths: Sequence[str | os.PathLike[str]], outdir: str | os.Pat
         manifests: list[tuple[str, Manifest]] = []
         for path in paths:
             label = os.path.basename(os.fspath(path))
-            with open_click(path) as pkg, _without_missing_framework_warning():
+            with open_click(path) as pkg, _console.expecting("missing-framework"):
                 manifest, _ = audit(pkg, fw_dir, force_missing_framework=True,
                                     sink=_Unpacker(root, seen, label))
             manifests.append((label, manifest))

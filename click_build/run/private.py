@@ -21,6 +21,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
+from .. import _console
 from ..errors import RunError
 from .state import folder_inside
 
@@ -129,7 +130,9 @@ def install_private(package: str, root: PrivateRoot) -> InstalledApp:
     with open_click(package) as pkg:
         name = pkg.name
     user = current_user_name()
-    with tempfile.TemporaryDirectory(prefix="click-build-run.") as nothing:
+    # Unsigned and without the framework's files: run's own choice, not news to warn about.
+    with tempfile.TemporaryDirectory(prefix="click-build-run.") as nothing, \
+            _console.expecting("unsigned", "missing-framework"):
         # Empty for both: no system or project hook runs, no /etc/click database is read.
         db = open_database(root.db, nothing)
         installer = Installer(db, frameworks_dir(None), hooks_dir=nothing,

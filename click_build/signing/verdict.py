@@ -34,12 +34,13 @@ def signature_members(members: Sequence[ArMember]) -> list[ArMember]:
     return [m for m in members if m.name.startswith(SIGNATURE_PREFIX)]
 
 
-def untrusted(reason: str, allow: bool, fix: str = "") -> Verified:
-    """Refuse (saying how to fix it), or accept with a short warning when allowed."""
+def untrusted(reason: str, allow: bool, fix: str = "", topic: str = "") -> Verified:
+    """Refuse (saying how to fix it), or accept with a short warning when allowed
+    (``topic``: the warning's, see ``_console.expecting``)."""
     if not allow:
         raise SignatureError(reason + fix)
     _console.warn(f"{reason.removeprefix(ERR).removeprefix(NO_SIGNATURE + ' ')}; "
-                  "accepted (--allow-unauthenticated)")
+                  "accepted (--allow-unauthenticated)", topic=topic)
     return Verified(False, reason=reason)
 
 
@@ -47,4 +48,5 @@ def unsigned(where: str, allow: bool, others: str = "") -> Verified:
     """The verdict on a package with no ``_gpgorigin`` member (``others``: the
     signature members it has instead, already checked for tampering)."""
     return untrusted(f"{ERR}{NO_SIGNATURE} {where} has no _gpgorigin signature{others}", allow,
-                     "; sign it with 'click-build sign' or pass --allow-unauthenticated")
+                     "; sign it with 'click-build sign' or pass --allow-unauthenticated",
+                     topic="unsigned")
