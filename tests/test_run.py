@@ -545,30 +545,44 @@ def test_an_edited_page_shows_at_the_next_run(public_tmp: Path, display: str) ->
 
 
 @pytest.mark.slow
-def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: Path) -> None:
+def test_html5_template_without_a_web_runner_serves_the_package(public_tmp: Path) -> None:
+    """The whole installed package is served and the page opened inside it: its
+    translations (share/locale) load as on the phone; nothing outside the package does."""
+    from i18n_support import translate
+
     new(public_tmp / "src", "html5", {"title": "Tea Timer", "namespace": "jane"})
     project = project_of(public_tmp / "src")
-    (project / "www" / "leak").symlink_to("../tea-timer.desktop")  # in the app, not in www/
-    empty = public_tmp / "bin"
-    empty.mkdir()  # no webapp-container on PATH, whatever this machine has
+    run([*CLICK_BUILD, "i18n", "init", "de"], cwd=project)
+    translate(project / "po" / "de.po", {"Tea Timer": "Teekocher"})
+    (project / "www" / "leak").symlink_to("../" * 12 + "etc/passwd")  # out of the package
+    tools = public_tmp / "bin"
+    tools.mkdir()  # no webapp-container on PATH, whatever this machine has; the build's msgfmt
+    (tools / "msgfmt").symlink_to(need("msgfmt"))
     with subprocess.Popen([*CLICK_BUILD, "run", str(project)],  # until Ctrl-C
-                          env={**os.environ, "PATH": str(empty)}, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True) as proc:
+                          env={**os.environ, **REPORT, "PATH": str(tools)},
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         try:
-            assert proc.stderr is not None
-            # after the installer's warnings (unsigned, no framework file)
-            line = LineReader(proc.stderr).until(lambda text: "fallback" in text)
-            assert line.startswith("click-build: warning: webapp-container is not installed"
-                                   "; fallback: serving www/ of "
-                                   "tea-timer.jane_tea-timer_1.0.0 at http://127.0.0.1:"), line
-            url = re.search(r"http://127\.0\.0\.1:\d+/index\.html", line)
+            assert proc.stdout is not None
+            line = LineReader(proc.stdout).until(lambda text: "serving" in text)
+            assert line.startswith("click-build: webapp-container is not installed: serving "
+                                   "tea-timer.jane_tea-timer_1.0.0 (its package root) at "
+                                   "http://127.0.0.1:"), line
+            assert line.endswith("/www/index.html -- open it in a web browser (Ctrl-C "
+                                 "stops)\n"), line
+            url = re.search(r"http://127\.0\.0\.1:\d+/www/index\.html", line)
             assert url is not None
             with urllib.request.urlopen(url.group(0), timeout=seconds(10)) as response:
                 assert "<title>Tea Timer</title>" in response.read().decode()
-            base = url.group(0).rsplit("/", 1)[0]
-            with urllib.request.urlopen(base + "/js/app.js", timeout=seconds(10)) as response:
+            base = url.group(0).removesuffix("/www/index.html")
+            # what the page's i18n.load(DOMAIN, "../share/locale") asks for
+            mo = f"{base}/www/../share/locale/de/LC_MESSAGES/tea-timer.jane.mo"
+            with urllib.request.urlopen(mo, timeout=seconds(10)) as response:
+                catalog = response.read()
+            assert catalog[:4] in (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")  # a .mo file
+            assert "Teekocher".encode() in catalog
+            with urllib.request.urlopen(base + "/www/js/app.js", timeout=seconds(10)) as response:
                 assert response.status == 200
-            for outside in ("/leak", "/../tea-timer.desktop", "/%2e%2e/tea-timer.desktop"):
+            for outside in ("/www/leak", "/../../../../etc/passwd", "/%2e%2e/%2e%2e/manifest"):
                 with pytest.raises(urllib.error.HTTPError) as denied:
                     urllib.request.urlopen(base + outside, timeout=seconds(10))
                 denied.value.close()
@@ -580,6 +594,9 @@ def test_html5_template_without_a_web_runner_is_served_on_localhost(public_tmp: 
                 proc.kill()
                 proc.wait()
     assert proc.returncode == 130 and "click-build: interrupted" in err
+    # run warns of nothing it decided itself (the review reports the planted link)
+    assert not [line for line in err.splitlines()
+                if "warning" in line and "review:" not in line], err
     with pytest.raises(urllib.error.URLError):  # nobody listens there any more
         urllib.request.urlopen(url.group(0), timeout=seconds(10))
 
@@ -632,8 +649,15 @@ def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
                             capture_output=True, text=True, timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", result.stdout)
-    assert stopped == ["tea-timer.jane_tea-timer_1.0.0", "tea-timer.jane_tea-timer_1.0.0",
-                       "notes.jane_notes_1.0.0"], result.stdout
+    assert stopped == [*["tea-timer.jane_tea-timer_1.0.0"] * 4, "notes.jane_notes_1.0.0"], \
+        result.stdout  # run, run of the package, run --watch, run --lang ..., the HTML5 app
+    assert "click-build: watching " in result.stdout
     launch = (public_tmp / "tea-timer" / "launch.sh").read_text()
     assert launch.startswith("cd ") and launch.endswith("exec qmlscene qml/Main.qml\n")
-    assert "fallback: serving www/ of notes.jane_notes_1.0.0 at http://127.0.0.1:" in result.stderr
+    assert ("click-build: webapp-container is not installed: serving notes.jane_notes_1.0.0 "
+            "(its package root) at http://127.0.0.1:") in result.stdout
+    theme = public_tmp / "tea-timer" / "build" / "click-run" / "xdg" / "config"
+    assert "SuruDark" in (theme / "lomiri-ui-toolkit" / "theme.ini").read_text()  # --dark-mode
+    # run warns of nothing it chose (a machine out of inotify instances is worth one)
+    assert not [line for line in result.stderr.splitlines()
+                if "click-build: warning" in line and "inotify" not in line], result.stderr

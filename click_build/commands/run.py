@@ -9,6 +9,9 @@ __all__ = ["register"]
 _EPILOG = """\
 examples:
   click-build run                          build ./, install, start the app
+  click-build run --watch                  ... and again at every saved change
+  click-build run --lang de --dark-mode    in German, with the dark theme
+  click-build run --form-factor phone      a phone's screen and grid unit
   click-build run tea-timer --timeout 5    stop it after 5 s (exit 0 if it ran)
   click-build run dist/app_1.0_all.click   start an app from a package file
   click-build run . --print-env            the command and environment, not run
@@ -48,6 +51,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="print the environment and the command as a shell script; do not run")
     p.add_argument("--timeout", metavar="SECONDS", type=_seconds,
                    help="stop the app (its whole process group) after SECONDS")
+    p.add_argument("--watch", action="store_true",
+                   help="keep running: at every saved change of the project, build, install "
+                        "and restart the app (HTML pages served in a browser load again); "
+                        "one line per change; Ctrl-C stops")
+    look = p.add_argument_group("the phone's look")
+    look.add_argument("--lang", metavar="LANG", type=_lang,
+                      help="the app's language, as on a phone set to it: LANGUAGE=LANG for "
+                           "its translations (po/LANG.po), LANG and LC_ALL a UTF-8 locale")
+    look.add_argument("--dark-mode", action="store_true",
+                      help="the system's dark theme (Lomiri's SuruDark), as the phone's "
+                           "settings set it; without it, the default Ambiance")
+    look.add_argument("--form-factor", choices=sorted(_form_factors()), metavar="KIND",
+                      help="a device's screen and grid unit: " + "; ".join(
+                          f"{k}: {v}" for k, v in sorted(_form_factors().items())))
+    look.add_argument("--grid-unit", metavar="PX", type=_grid_unit,
+                      help="with --form-factor: PX pixels per grid unit instead of the "
+                           "device's (the window keeps the device's size in grid units: "
+                           "8 fits a phone on most screens)")
     p.set_defaults(func=run_run, app_args=[])
     _arguments_after_dashes(p)
 
@@ -84,16 +105,48 @@ def _seconds(value: str) -> float:
     return seconds
 
 
+def _form_factors() -> dict[str, object]:
+    from ..run.look import FORM_FACTORS
+
+    return dict(FORM_FACTORS)
+
+
+def _lang(value: str) -> str:
+    from ..errors import ConfigError
+    from ..run.look import parse_lang
+
+    try:
+        return parse_lang(value)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix(f"--lang {value!r}: ")) from None
+
+
+def _grid_unit(value: str) -> float:
+    seconds = _seconds(value)  # a positive, finite number
+    if seconds > 100:
+        raise argparse.ArgumentTypeError(f"{value!r}: give pixels per grid unit, e.g. 8 to 30")
+    return seconds
+
+
 def run_run(args: argparse.Namespace) -> int:
     import sys
 
     from .. import _console
-    from ..run import parse_env_pairs, prepare, render_shell, start
+    from ..errors import ConfigError
+    from ..run import Look, parse_env_pairs, prepare, render_shell, start
 
     env = parse_env_pairs(args.env)
+    look = Look(args.lang, args.dark_mode, args.form_factor, args.grid_unit)
+    if args.watch:
+        if args.print_env:
+            raise ConfigError("--watch runs the app again at every change; --print-env prints "
+                              "how to start it once: give one of them")
+        from ..run.loop import watch
+
+        return watch(args.target, args.root, args.app, args.app_args, env, look, args.timeout)
     if args.print_env:
         _console.configure(quiet=True)  # stdout is the script
-    prepared = prepare(args.target, args.root, args.app, args.app_args, env)
+    prepared = prepare(args.target, args.root, args.app, args.app_args, env, look)
     if args.print_env:
         sys.stdout.write(render_shell(prepared.plan))
         return 0

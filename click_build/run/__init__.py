@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from .. import _console
 from ..errors import ConfigError, RunError
 from .launcher import LaunchPlan
+from .look import Look
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 if TYPE_CHECKING:
     from .private import PrivateRoot
 
-__all__ = ["Prepared", "parse_env_pairs", "prepare", "render_shell", "start"]
+__all__ = ["Look", "Prepared", "Session", "build", "install_and_plan", "open_session",
+           "parse_env_pairs", "prepare", "render_shell", "start"]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: The desktop file's values a launch uses (Exec; Name for %c, Icon for %i).
@@ -40,6 +42,18 @@ class Prepared:
     plan: LaunchPlan
     app_id: str
     triplet: str
+    exec_args: tuple[str, ...] = ()  # Exec's arguments, without those of the look
+
+    def environment(self) -> dict[str, str]:
+        return self.plan.environment(os.environ)
+
+    def serves_pages(self) -> bool:
+        """An HTML5 app whose web runner this computer lacks: ``run`` serves its pages."""
+        from .launcher import WEB_RUNNERS, find_program
+
+        program = self.plan.argv[0]
+        return program in WEB_RUNNERS and find_program(
+            program, self.environment().get("PATH", os.defpath), self.triplet) is None
 
 
 def parse_env_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -61,15 +75,21 @@ def host_triplet() -> str:
     return ARCH_TRIPLETS.get(dpkg_architecture(), "")
 
 
-def _package_for(target: str, root: str | None) -> tuple[str, PrivateRoot, dict[str, str]]:
-    """(package file, private root, the app's XDG folders) for a project folder or a
-    .click file.
+@dataclass(frozen=True)
+class Session:
+    """What every build and start of one ``run`` shares: the target and the claimed
+    private root (its folders made before anything is built or installed into it)."""
 
-    The private root is claimed (:mod:`.state`) and its folders made before anything
-    is built or installed into it.
-    """
+    target: str
+    private: PrivateRoot
+    homes: dict[str, str]  # the app's XDG folders
+    is_project: bool
+
+
+def open_session(target: str, root: str | None) -> Session:
+    """Claim the private root (:mod:`.state`) for a project folder or a .click file."""
     from .private import PrivateRoot, default_root
-    from .project import build_output_on_stderr, build_project, is_project
+    from .project import is_project
     from .state import claim_state_folder
 
     if os.path.isdir(target):
@@ -80,14 +100,22 @@ def _package_for(target: str, root: str | None) -> tuple[str, PrivateRoot, dict[
             private = PrivateRoot(claim_state_folder(root))
         else:
             private = PrivateRoot(claim_state_folder(default_root(target, True), project=target))
-        homes = private.prepare(os.environ.get("XDG_RUNTIME_DIR"))
-        with build_output_on_stderr():  # stdout is the app's, or the --print-env script
-            package = build_project(target, private.path)
-        return os.fspath(package), private, homes
-    if os.path.isfile(target):
+    elif os.path.isfile(target):
         private = PrivateRoot(claim_state_folder(root or default_root(target, False)))
-        return target, private, private.prepare(os.environ.get("XDG_RUNTIME_DIR"))
-    raise RunError(f"{target}: no such project folder or package file")
+    else:
+        raise RunError(f"{target}: no such project folder or package file")
+    return Session(target, private, private.prepare(os.environ.get("XDG_RUNTIME_DIR")),
+                   os.path.isdir(target))
+
+
+def build(session: Session) -> str:
+    """The package to install: the project built into the private root, or the file."""
+    from .project import build_output_on_stderr, build_project
+
+    if not session.is_project:
+        return session.target
+    with build_output_on_stderr():  # stdout is the app's, or the --print-env script
+        return os.fspath(build_project(session.target, session.private.path))
 
 
 def _one_line(key: str, value: str) -> str:
@@ -105,15 +133,26 @@ def _one_line(key: str, value: str) -> str:
 
 
 def prepare(target: str, root: str | None = None, app: str | None = None,
-            args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Prepared:
+            args: Sequence[str] = (), env: Mapping[str, str] | None = None,
+            look: Look | None = None) -> Prepared:
     """Build (for a project), install privately, and plan the launch of one app."""
+    session = open_session(target, root)
+    return install_and_plan(session, build(session), app, args, env, look)
+
+
+def install_and_plan(session: Session, package: str, app: str | None = None,
+                     args: Sequence[str] = (), env: Mapping[str, str] | None = None,
+                     look: Look | None = None) -> Prepared:
+    """Install ``package`` privately and plan the launch of one of its apps, as ``look``
+    asks (its theme file written, its variables and arguments in the plan)."""
     from ..review.desktop import parse_desktop, split_exec
     from .apps import choose_app, desktop_apps
     from .launcher import expand_exec, launch_environment
+    from .look import write_theme
     from .private import install_private
 
-    package, private, homes = _package_for(target, root)
-    installed = install_private(package, private)
+    look = look or Look()
+    installed = install_private(package, session.private)
     apps = desktop_apps(installed.manifest)
     app_name = choose_app(apps, installed.name, app, RunError)
     relpath = apps[app_name]
@@ -133,18 +172,22 @@ def prepare(target: str, root: str | None = None, app: str | None = None,
     argv = expand_exec(words, list(args), fields["Name"], icon, desktop_path)
     if not argv:
         raise RunError(f"{installed.name}: {relpath}: Exec has no program")
+    exec_args = tuple(argv[1:])
+    argv += look.arguments()
     app_id = f"{installed.name}_{app_name}_{installed.version}"
     triplet = host_triplet()
     changed = launch_environment(os.environ, installed.app_dir, app_id, desktop_path, triplet,
-                                 homes)
+                                 session.homes)
     # Qt's QML disk cache trusts a compiled file while the source's path and time match,
     # and a package's times need not change with its contents (SOURCE_DATE_EPOCH): a
     # cache kept from the last run would show the page as it was.  A development run
     # compiles its QML afresh instead (milliseconds for an app's few files), and so never
     # loads a cache file it did not write.
     changed["QML_DISABLE_DISK_CACHE"] = "1"
+    changed.update(look.environment())
     changed.update(env or {})
-    return Prepared(LaunchPlan(argv, installed.app_dir, changed), app_id, triplet)
+    write_theme(session.homes["XDG_CONFIG_HOME"], session.private.path, look.dark)
+    return Prepared(LaunchPlan(argv, installed.app_dir, changed), app_id, triplet, exec_args)
 
 
 def render_shell(plan: LaunchPlan) -> str:
@@ -160,24 +203,34 @@ def render_shell(plan: LaunchPlan) -> str:
 
 def start(prepared: Prepared, timeout: float | None) -> int:
     """Run the planned app (or serve an HTML5 app's pages); return the exit status."""
-    from .launcher import WEB_RUNNERS, check_runner, find_program
     from .process import run_app
 
     plan = prepared.plan
-    env = plan.environment(os.environ)
-    program = plan.argv[0]
-    if program in WEB_RUNNERS and find_program(program, env.get("PATH", os.defpath),
-                                               prepared.triplet) is None:
+    if prepared.serves_pages():
         from .webserve import serve_app
 
-        return serve_app(program, plan.argv[1:], plan.cwd, timeout, prepared.app_id)
+        return serve_app(plan.argv[0], prepared.exec_args, plan.cwd, timeout, prepared.app_id)
+    env = checked_environment(prepared)
+    status = run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)
+    if status != 0:
+        hint_display(prepared, env, status)
+    return status
+
+
+def checked_environment(prepared: Prepared) -> dict[str, str]:
+    """The app's environment, once its program is known to start (else a one-line error)."""
+    from .launcher import check_runner
+
+    plan, env = prepared.plan, prepared.environment()
     check_runner(plan.argv, env, prepared.triplet, prepared.app_id, plan.cwd)
     _console.debug(f"starting {prepared.app_id} in {plan.cwd}: {shlex.join(plan.argv)}")
-    status = run_app(plan.argv, plan.cwd, env, timeout, prepared.app_id)
-    if status != 0 and not any(env.get(k) for k in NO_DISPLAY_HINT_UNLESS):
-        # Qt's own "could not connect to display" is easy to miss above its abort.
+    return env
+
+
+def hint_display(prepared: Prepared, env: Mapping[str, str], status: int) -> None:
+    """After a failure: with no display set, say how to give the app one (Qt's own "could
+    not connect to display" is easy to miss above its abort)."""
+    if not any(env.get(k) for k in NO_DISPLAY_HINT_UNLESS):
         _console.warn(f"{prepared.app_id} ended with status {status}, and no display was "
                       "set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
                       "under a virtual X server: xvfb-run -a click-build run ...")
-    return status
-

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from .. import _console
 from ..errors import RunError
 
-__all__ = ["GRACE_SECONDS", "SignalGuard", "exit_status", "run_app", "stop_group",
-           "terminated_by_signals"]
+__all__ = ["GRACE_SECONDS", "SignalGuard", "end_group", "exit_status", "run_app", "start_app",
+           "stop_group", "terminated_by_signals"]
 
 GRACE_SECONDS = 3.0
 
@@ -93,6 +93,26 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+def start_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], label: str
+              ) -> subprocess.Popen[bytes]:
+    """The app started in a session of its own, with the caller's stdout and stderr."""
+    try:
+        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    except OSError as e:
+        raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+    except ValueError:  # a NUL: the launch's fields are checked before, this is the net
+        raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
+                       "environment holds a NUL character") from None
+
+
+def end_group(proc: subprocess.Popen[bytes]) -> int:
+    """The exit status of an app that ended; helpers it left behind go with it, as with
+    the launcher."""
+    _killpg(proc.pid, signal.SIGTERM)
+    return exit_status(proc.wait())
+
+
 def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float | None,
             label: str) -> int:
     """Run the app with the caller's stdout/stderr; return its exit status.
@@ -101,17 +121,10 @@ def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: floa
     status is 0: it ran that long without failing.
     """
     with terminated_by_signals(armed=False) as guard:
-        try:
-            proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env),
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
-        except OSError as e:
-            raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
-        except ValueError:  # a NUL: the launch's fields are checked before, this is the net
-            raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
-                           "environment holds a NUL character") from None
+        proc = start_app(argv, cwd, env, label)
         try:
             guard.arm()  # a stop asked for while starting it is acted on now
-            returncode = proc.wait(timeout)
+            proc.wait(timeout)
         except subprocess.TimeoutExpired:
             stop_group(proc)
             _console.info(f"click-build: stopped {label} after {timeout:g} s (--timeout)")
@@ -119,5 +132,4 @@ def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: floa
         except BaseException:
             stop_group(proc)
             raise
-    _killpg(proc.pid, signal.SIGTERM)  # helpers it left behind go with it, as with the launcher
-    return exit_status(returncode)
+    return end_group(proc)

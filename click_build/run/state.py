@@ -31,7 +31,7 @@ from contextlib import contextmanager
 
 from ..errors import RunError
 
-__all__ = ["MARK", "claim_state_folder", "folder_inside", "walk_folders"]
+__all__ = ["MARK", "claim_state_folder", "folder_fd_inside", "folder_inside", "walk_folders"]
 
 #: The mark file in a state folder ``run`` made.
 MARK = ".click-run-mark"
@@ -132,6 +132,15 @@ def folder_inside(state: str, *parts: str, private: bool = False) -> str:
             except OSError as e:
                 raise RunError(f"cannot make {path} private: {e.strerror}") from None
         return path
+
+
+@contextmanager
+def folder_fd_inside(state: str, *parts: str) -> Iterator[int]:
+    """A descriptor of a folder in a claimed state folder (made where missing), walked as
+    :func:`folder_inside` walks: for writing a file there by descriptor, never by a path
+    someone could swap meanwhile."""
+    with _walked(state, parts) as fd:
+        yield fd
 
 
 # --- the mark ----------------------------------------------------------------------------
