@@ -24,7 +24,6 @@ import hashlib
 import os
 import select
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 
@@ -52,14 +51,11 @@ def _digest(path: str) -> bytes:
 
 
 def _print_error(e: ClickError | OSError) -> None:
-    """The error as the command line prints it, and the loop goes on."""
+    """The error as the command line prints it; the loop goes on."""
     if isinstance(e, OSError):
-        lines = [f"{e.filename}: {e.strerror or e}" if e.filename else str(e.strerror or e)]
+        _console.print_os_error(e)
     else:
-        lines = e.lines()
-    for line in lines:
-        sys.stderr.write(f"click-build: error: {line}\n")
-    sys.stderr.flush()
+        _console.print_error(e)
 
 
 class _App:
