@@ -35,7 +35,8 @@ _OPTION_KINDS = {
     "FRAMEWORK": "frameworks", "FW": "frameworks", "KEY=VALUE": "answers",
     "PATTERN": "none", "N": "none", "KEYID": "none", "SECONDS": "none", "K=V": "none",
     "APP": "none", "SERIAL": "none", "USER@HOST[:PORT]": "none", "NAME": "none",
-    "MODE": "none", "ARCH": "none", "PKG": "none", "ARCHIVE=URL": "none",
+    "MODE": "none", "ARCH": "none", "PKG": "none", "ARCHIVE=URL": "none", "LANG": "none",
+    "PX": "none",
 }
 #: Options whose metavar says less than their name: ``install --root PATH`` is a folder.
 _BY_OPTION = {"--root": "dirs"}
