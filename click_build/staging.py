@@ -40,6 +40,7 @@ __all__ = [
     "Entry",
     "Folders",
     "IgnoreRules",
+    "changed",
     "normalise_mode",
     "open_staged",
     "stage_tree",
@@ -225,6 +226,7 @@ def stage_tree(
     exclude: Iterable[str | os.PathLike[str]] = (),
     mtime_clamp: int | None = None,
     default_ignores: Sequence[str] = DEFAULT_IGNORES,
+    identity: tuple[int, int] | None = None,
 ) -> list[Entry]:
     """Walk ``root`` in sorted order and describe what goes into the package.
 
@@ -232,6 +234,7 @@ def stage_tree(
     patterns with a '/' match the path relative to ``root``.  ``exclude``
     names files left out by identity (the manifest being packed).  ``root``
     itself may be a link (the caller named it); nothing inside it is followed.
+    ``identity``: the (device, inode) ``root`` must be, as the caller found it.
     """
     root = os.fspath(root)
     ignored = IgnoreRules([*default_ignores, *ignores])
@@ -312,6 +315,10 @@ def stage_tree(
             raise BuildError(f"{root}: is not a directory") from None
         raise BuildError(f"{root}: {e.strerror}") from None
     try:
+        if identity is not None:
+            st = os.fstat(top)
+            if (st.st_dev, st.st_ino) != identity:
+                raise changed(root)
         walk(top, root, "")
     finally:
         os.close(top)

@@ -139,7 +139,10 @@ class Settings:
     include: list[str] = field(default_factory=list)
     """Patterns of files to keep although an ignore rule drops them
     (``.gitignore``-less: a name like ``"*.so"``, or a path like ``"/dist"``), or
-    although the source package leaves them out as likely secrets (``".env"``)."""
+    although the source package leaves them out as likely secrets (``".env"``).  A
+    path naming a link, or leading through one, gets what the link leads to inside the
+    project, under the path's name (``"/vendor/libfoo.so"`` packs ``libfoo.so.1``);
+    a link leading out of the project is refused."""
 
     exclude: list[str] = field(default_factory=list)
     """Extra patterns of files to leave out, like ``click build -I``: a name
