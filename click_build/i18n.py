@@ -209,6 +209,7 @@ def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
 
     from . import _console
     from .build import package_timestamp
+    from .staging import open_staged
 
     msgfmt = _tool("msgfmt")
     root = os.path.join(work, "click-i18n")
@@ -246,7 +247,8 @@ def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
         template = os.path.join(root, "desktop-in", arcname)
         for folder in (out, template):
             os.makedirs(os.path.dirname(folder), exist_ok=True)
-        _save(template, read_file(entry.source, folder_too=False))
+        with open_staged(entry) as desktop:  # the file the walk saw, or one error naming it
+            _save(template, desktop.read())
         _run([msgfmt, "--desktop", f"--template={template}", "-d", linguas, "-o", out],
              shown(arcname), warnings=True, names={template: arcname})
         add(arcname, out, entry.mode)

@@ -44,13 +44,12 @@ def link_refused(path: str, what: str) -> BuildError:
     return BuildError(f"{shown(path)}: a symbolic link; {_LINK_FIX} {what}")
 
 
-def read_file(path: str, folder_too: bool = True) -> bytes:
-    """The bytes of the regular file ``path``, neither it nor (with ``folder_too``)
-    its folder followed when a link."""
+def read_file(path: str) -> bytes:
+    """The bytes of the regular file ``path``, neither it nor its folder followed when
+    a link."""
     folder, name = os.path.split(path)
-    flags = _DIR_FLAGS if folder_too else _DIR_FLAGS & ~os.O_NOFOLLOW
     try:
-        dir_fd = os.open(folder or ".", flags)
+        dir_fd = os.open(folder or ".", _DIR_FLAGS)
     except OSError as e:
         if e.errno in _LINK_ERRORS:
             raise link_refused(folder, "folder") from None

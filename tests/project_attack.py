@@ -27,8 +27,9 @@ from install_support import portable_cli, run
 
 MODES = ["root", "user"]
 BAIT = "BAIT-of-the-home"
-#: The frontend and what it imports, copied beside click_build for the unprivileged user.
-_BUILD_PACKAGES = ("build", "packaging", "pyproject_hooks")
+#: The frontend and what it imports, and the cmake kind's scikit-build-core with what it
+#: imports, copied beside click_build for the unprivileged user.
+_BUILD_PACKAGES = ("build", "packaging", "pyproject_hooks", "scikit_build_core", "pathspec")
 
 
 @dataclass
@@ -86,7 +87,7 @@ class Scene:
 
 
 def _portable_lib() -> Iterator[Path]:
-    """click_build (portable_cli's copy) with the build frontend beside it."""
+    """click_build (portable_cli's copy) with the build frontend and scikit-build-core."""
     for script in portable_cli():
         lib = script.parent / "lib"
         for name in _BUILD_PACKAGES:

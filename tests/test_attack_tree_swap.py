@@ -7,9 +7,13 @@ link's target.  The moment is forced, not raced: the build runs in a driver
 process whose walk (``staging.stage_tree``, or one folder's entry during the
 walk, ``staging._enter``) stops on a pipe until the attacker, a real other
 account, has made the swap.  Every route is driven through its real entry
-point (``click-build build``, the PEP 517 hook ``build_wheel``, the CMake
-click target's ``click-build _cmake package``): the build must stop with one
-error line naming the file, write nothing, and show no byte of the target.
+point (``click-build build``, the PEP 517 hooks ``build_wheel`` and
+``build_sdist``, the CMake click target's ``click-build _cmake package``), and
+so is everything that reads the tree's files again after the walk: the cmake
+kind's copy of the sources, an ``include`` the walk left out (the swap then
+comes after the includes are found), the desktop file the translations are
+merged into: the build must stop with one error line naming the file, write
+nothing, and show no byte of the target.
 As root packing the unprivileged user's tree, and as that user packing a tree
 another account (root here) can write, targeting the user's own secret.
 """
@@ -29,9 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from attack_support import real_user, user_cli  # noqa: F401  (fixtures)
 from conftest import BASE_MANIFEST, ORIGINAL_CLICK, write_tree
 from deadlines import seconds
+from project_attack import portable_lib, real_user  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +62,15 @@ if spec["hook"] == "walk":  # inside the walk: before it enters one folder
             attacker_strikes()
         return real_enter(parent, name, seen, path)
     staging._enter = _enter
+elif spec["hook"] == "staged":  # after the backend's walk and its includes
+    import click_build.backend.files as files
+    import click_build.backend.sdist as sdist
+    real_staged = files.stage_with_includes
+    def stage_with_includes(*args, **kwargs):
+        entries = real_staged(*args, **kwargs)
+        attacker_strikes()
+        return entries
+    files.stage_with_includes = sdist.stage_with_includes = stage_with_includes
 else:  # between the walk and everything that reads the files
     real_stage = staging.stage_tree
     walks = []
@@ -69,47 +82,49 @@ else:  # between the walk and everything that reads the files
         return entries
     staging.stage_tree = build.stage_tree = stage_tree
 
-if spec["route"] == "project":
+if spec["route"] in ("project", "sdist"):
     os.chdir(spec["tree"])
-    from click_build.backend import build_wheel
-    build_wheel(spec["out"])
+    from click_build.backend import build_sdist, build_wheel
+    (build_sdist if spec["route"] == "sdist" else build_wheel)(spec["out"])
     sys.exit(0)
 sys.argv = ["click-build", *spec["argv"]]
 from click_build.cli import run
 run()
 '''
 
+FILE_TO_LINK = 'rm data.txt && ln -s "$FILE" data.txt'
+FOLDER_TO_LINK = 'mv conf conf.old && ln -s "$DIR" conf'
 #: name -> (hook, the attacker's shell script run in the tree, the file the error names)
 ATTACKS = {
-    "file-to-link": ("after", 'rm data.txt && ln -s "$FILE" data.txt', "data.txt"),
-    "folder-to-link": ("after", 'mv conf conf.old && ln -s "$DIR" conf', "conf/shadow"),
+    "file-to-link": ("after", FILE_TO_LINK, "data.txt"),
+    "folder-to-link": ("after", FOLDER_TO_LINK, "conf/shadow"),
     "file-to-fifo": ("after", "rm data.txt && mkfifo data.txt", "data.txt"),
     "desktop-to-link": ("after", 'rm hello.desktop && ln -s "$FILE" hello.desktop',
                         "hello.desktop"),  # read by the checks, packed from those bytes
     "apparmor-to-link": ("after", 'rm hello.apparmor && ln -s "$FILE" hello.apparmor',
                          "hello.apparmor"),  # read by the AppArmor step
-    "folder-during-walk": ("walk", 'mv conf conf.old && ln -s "$DIR" conf', "conf"),
+    "folder-during-walk": ("walk", FOLDER_TO_LINK, "conf"),
 }
 
 
 class Bench:
     """The victim's tree, the target the attacker points at, and who plays whom."""
 
-    def __init__(self, base: Path, mode: str, user: str, cli: list[str]) -> None:
+    def __init__(self, base: Path, mode: str, user: str, lib: Path | None) -> None:
         self.base, self.mode, self.user = base, mode, user
         self.pw = pwd.getpwnam(user)
         self.switch = os.geteuid() == 0  # a real second account plays one of the parts
+        self.python, self.env = [sys.executable], dict(os.environ)
         if mode == "root":
             self.target_dir = Path("/etc")
-            self.python = [sys.executable]
-            self.env = dict(os.environ)
         else:
             self.target_dir = base / "secret"  # the victim's own: only they can read it
             self.target_dir.mkdir()
             (self.target_dir / "shadow").write_text(f"{TOKEN}\n")
-            self.python = ["/usr/bin/python3", "-P"]
-            self.env = {"PATH": "/usr/bin:/bin", "HOME": self.pw.pw_dir,
-                        "PYTHONPATH": str(Path(cli[0]).parent / "lib")}
+            if lib is not None:  # click-build, build and scikit-build-core for the user
+                self.python = ["/usr/bin/python3", "-P"]
+                self.env = {"PATH": "/usr/bin:/bin", "HOME": self.pw.pw_dir,
+                            "PYTHONPATH": str(lib)}
         self.target = self.target_dir / "shadow"
         # The attacker makes the files the size of the target (anyone may stat it), so
         # that a check of sizes alone would not notice the swap.
@@ -132,6 +147,18 @@ class Bench:
             self._chown(base)  # is theirs; the secret only they may read
             self.target_dir.chmod(0o700)
             self.target.chmod(0o600)
+
+    def project(self, settings: str | None, files: dict[str, str] | None = None) -> None:
+        """``files`` added to the tree (its owner's), and with ``settings`` (the lines of
+        its ``[tool.click-build]``) the tree made a project of the PEP 517 backend."""
+        if settings is not None:
+            files = {"pyproject.toml": '[build-system]\nrequires = ["click-build"]\n'
+                                       'build-backend = "click_build.backend"\n\n'
+                                       f'[tool.click-build]\n{settings}\nreview = "off"\n',
+                     **(files or {})}
+        write_tree(self.tree, dict(files or {}))
+        if self.switch:
+            self._chown(self.tree)
 
     def _chown(self, top: Path) -> None:
         for path in [top, *top.rglob("*")]:
@@ -188,7 +215,7 @@ class Bench:
 
 @pytest.fixture(params=["root", "user"])
 def bench(request: pytest.FixtureRequest, real_user: str,  # noqa: F811
-          user_cli: list[str]) -> Iterator[Bench]:  # noqa: F811
+          portable_lib: Path | None) -> Iterator[Bench]:  # noqa: F811
     mode = request.param
     if mode == "root" and os.geteuid() != 0:
         pytest.skip("root packing another user's tree needs root")
@@ -201,7 +228,7 @@ def bench(request: pytest.FixtureRequest, real_user: str,  # noqa: F811
         base = Path(tempfile.mkdtemp(prefix="swap.", dir=home if os.geteuid() == 0 else None))
         user = real_user
     try:
-        yield Bench(base, mode, user, user_cli)
+        yield Bench(base, mode, user, portable_lib)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -228,13 +255,61 @@ def test_a_swap_after_the_walk_packs_nothing_of_the_target(bench: Bench, attack:
 def test_every_route_checks_what_it_packs(bench: Bench, route: str) -> None:
     """The backend (the qml kind's walk) and the CMake click target's helper."""
     if route == "project":
-        (bench.tree / "pyproject.toml").write_text(
-            '[build-system]\nrequires = ["click-build"]\nbuild-backend = "click_build.backend"'
-            '\n\n[tool.click-build]\nkind = "qml"\nreview = "off"\n')
-        if bench.switch:
-            os.chown(bench.tree / "pyproject.toml", bench.pw.pw_uid, bench.pw.pw_gid)
-    result = bench.build(route, "after", ATTACKS["file-to-link"][1])
+        bench.project('kind = "qml"')
+    result = bench.build(route, "after", FILE_TO_LINK)
     _refused(bench, result, "data.txt")
+
+
+#: A cmake-kind project that installs the tree's files: CMake runs on a copy of the sources.
+CMAKE_PROJECT = {"CMakeLists.txt": (
+    "cmake_minimum_required(VERSION 3.16)\nproject(hello NONE)\n"
+    "install(FILES hello.desktop hello.apparmor main.qml icon.svg data.txt DESTINATION .)\n"
+    "install(DIRECTORY conf DESTINATION .)\n")}
+#: ``conf/shadow`` is the app's desktop file, merged with a translation.
+TRANSLATED = {
+    "manifest.json": json.dumps({**BASE_MANIFEST, "hooks": {"hello": {
+        "desktop": "conf/shadow", "apparmor": "hello.apparmor"}}}),
+    "conf/shadow": "[Desktop Entry]\nName=Hello\nExec=qmlscene main.qml\nIcon=icon.svg\n"
+                   "Type=Application\nX-Lomiri-Touch=true\n",
+    "po/de.po": 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                'msgid "Hello"\nmsgstr "Hallo"\n'}
+#: What reads the tree's files again after the walk -> (route, hook, attack, the file the
+#: error names, the project's settings (None: not a backend project), files added).
+READERS: dict[str, tuple[str, str, str, str, str | None, dict[str, str]]] = {
+    "sdist": ("sdist", "after", FOLDER_TO_LINK, "conf/shadow", 'kind = "qml"', {}),
+    "cmake-kind-copy-file": ("project", "after", FILE_TO_LINK, "data.txt", 'kind = "cmake"',
+                             CMAKE_PROJECT),
+    "cmake-kind-copy-folder": ("project", "after", FOLDER_TO_LINK, "conf/shadow",
+                               'kind = "cmake"', CMAKE_PROJECT),
+    "include-file": ("project", "staged", 'rm conf/shadow && ln -s "$FILE" conf/shadow',
+                     "conf/shadow", 'kind = "qml"\nexclude = ["/conf"]\n'
+                     'include = ["/conf/shadow"]', {}),
+    "include-folder": ("project", "staged", FOLDER_TO_LINK, "conf/shadow",
+                       'kind = "qml"\nexclude = ["/conf"]\ninclude = ["/conf/shadow"]', {}),
+    "translated-desktop": ("tree", "after", FOLDER_TO_LINK, "conf/shadow", None, TRANSLATED),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_what_reads_the_files_again_reads_what_the_walk_saw(bench: Bench, reader: str) -> None:
+    route, hook, attack, names, settings, files = READERS[reader]
+    bench.project(settings, files)
+    result = bench.build(route, hook, attack)
+    _refused(bench, result, names)
+
+
+def test_the_cmake_kinds_copy_of_the_sources_without_a_swap(bench: Bench) -> None:
+    """The control: the copy CMake runs on holds the tree's files (opened by descriptor on
+    both sides), and a second build copies nothing."""
+    bench.project('kind = "cmake"', CMAKE_PROJECT)
+    for _ in range(2):
+        result = bench.build("project", "after", None)
+        assert result.returncode == 0, result.stdout
+    assert "* Sources mirrored into" in result.stdout and "(0 changed)" in result.stdout
+    (click,) = bench.out.glob("*.click")
+    with tarfile.open(fileobj=io.BytesIO(_data_tar(click))) as tar:
+        shadow = tar.extractfile("./conf/shadow")
+        assert shadow is not None and shadow.read() == (bench.tree / "conf/shadow").read_bytes()
 
 
 def _data_tar(click: Path) -> bytes:

@@ -134,6 +134,31 @@ def test_links_planted_in_the_build_folder_are_not_followed(scene: Scene) -> Non
     only_click(top / "second")
 
 
+def test_links_planted_in_the_source_mirror_are_not_written_through(scene: Scene) -> None:
+    """Inside the copy of the sources CMake runs on: a file or a folder of it replaced by
+    a link to the victim's, and a leftover link to a folder of theirs to prune; the next
+    build replaces them and writes and deletes nothing of the victim's."""
+    top, _, victim = scene
+    project = copy_project(PACKAGES / "cmake-hello", top / "cmake-project")
+    pybuild(project, "--wheel", "-o", str(top / "first"))
+    mirror = next((project / "build").glob("click-*")) / "source"
+    (project / "assets").mkdir()
+    (project / "assets" / "logo.svg").write_text("<svg/>\n")
+    (mirror / "main.cpp").unlink()
+    (mirror / "main.cpp").symlink_to(victim / "thesis.tex")  # copied over: through the link?
+    (mirror / "assets").symlink_to(victim / "keys", target_is_directory=True)  # a new folder
+    (mirror / "left-over").symlink_to(victim, target_is_directory=True)  # pruned
+    before = _snapshot(victim)
+    pybuild(project, "--wheel", "-o", str(top / "second"))
+    assert _snapshot(victim) == before
+    assert not (mirror / "main.cpp").is_symlink()
+    assert (mirror / "main.cpp").read_bytes() == (project / "main.cpp").read_bytes()
+    assert not (mirror / "assets").is_symlink()
+    assert (mirror / "assets" / "logo.svg").read_text() == "<svg/>\n"
+    assert not os.path.lexists(mirror / "left-over")
+    only_click(top / "second")
+
+
 @pytest.mark.parametrize(("key", "value", "fragment"), [
     ("source-dir", "..", "is outside the project"),
     ("source-dir", "/etc", "is outside the project"),

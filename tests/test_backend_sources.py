@@ -22,8 +22,8 @@ from backend_helpers import (
 )
 from conftest import run
 
-from click_build.backend.cmake import mirror_sources
 from click_build.backend.context import build_dir_patterns
+from click_build.backend.mirror import mirror_sources
 from click_build.backend.settings import load_project
 
 pytestmark = pytest.mark.slow

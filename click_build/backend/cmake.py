@@ -10,16 +10,15 @@ What existing Ubuntu Touch projects do, and how it is handled here:
   variables with this build's values (:func:`clickable_environment`), except a
   framework nobody chose: a project may choose its own;
 - their builds write into the source tree (``po/*.pot``): CMake runs on a
-  mirror of the sources inside the build folder, updated file by file, so
-  the checkout is never touched and unchanged files keep their timestamps
-  (the build stays incremental).
+  mirror of the sources inside the build folder, updated file by file
+  (:mod:`~click_build.backend.mirror`), so the checkout is never touched and
+  unchanged files keep their timestamps (the build stays incremental).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -31,14 +30,14 @@ from ..build import Entry, package_timestamp, stage_tree
 from ..errors import BuildError, ConfigError
 from ..placeholders import ManifestSource, read_manifest_file
 from .context import Context, Staged, build_dir_patterns, clean, excluded_paths, real_dir
+from .mirror import mirror_sources
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from .settings import Project
 
-__all__ = ["clickable_environment", "missing_tools", "mirror_sources", "stage_cmake",
-           "used_defines"]
+__all__ = ["clickable_environment", "missing_tools", "stage_cmake", "used_defines"]
 
 
 def _skbuild_settings(project: Project) -> object:
@@ -128,54 +127,6 @@ def missing_tools(project: Project) -> list[str]:
         return [*requires.cmake(), *requires.ninja()]
     finally:
         os.chdir(old)
-
-
-def mirror_sources(root: Path, mirror: Path, ignores: list[str],
-                   exclude: list[Path] | None = None) -> int:
-    """Make ``mirror`` hold the project's source files; copy only what changed.
-
-    Returns the number of files copied.  Files the build wrote into the
-    mirror (a regenerated ``.pot``) are put back to the checkout's version.
-    """
-    entries = stage_tree(root, ignores, exclude=exclude or [])
-    wanted = {e.arcname for e in entries}
-    copied = 0
-    for e in entries:
-        dest = mirror / e.arcname
-        if e.kind == "dir":
-            if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
-                dest.unlink()
-            dest.mkdir(parents=True, exist_ok=True)
-        elif e.kind == "symlink":
-            if dest.is_symlink() and os.readlink(dest) == e.target:
-                continue
-            _remove(dest)
-            dest.symlink_to(e.target)
-        else:
-            assert e.source is not None
-            st = os.stat(e.source)
-            try:
-                have = os.lstat(dest)
-                if (have.st_size == st.st_size and have.st_mtime_ns == st.st_mtime_ns
-                        and not os.path.islink(dest)):
-                    continue
-            except FileNotFoundError:
-                pass
-            _remove(dest)
-            shutil.copy2(e.source, dest)
-            copied += 1
-    for path in sorted(mirror.rglob("*"), reverse=True):
-        rel = path.relative_to(mirror).as_posix()
-        if rel not in wanted:
-            _remove(path)
-    return copied
-
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
 
 
 def stage_cmake(ctx: Context) -> Staged:

@@ -13,16 +13,16 @@ import gzip
 import io
 import os
 import re
-import stat
 import tarfile
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
-from typing import BinaryIO
 
 from .. import _console
 from ..build import Entry, package_timestamp
 from ..datatree import shown
 from ..errors import BuildError
+from ..staging import Folders, changed, open_staged
 from .appmanifest import find_manifest
 from .context import build_dir_patterns
 from .files import BACKEND_IGNORES, stage_with_includes
@@ -190,7 +190,7 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
     target = outdir / f"{top}.tar.gz"
     fd, tmp = tempfile.mkstemp(dir=outdir, prefix=f".{top}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as raw, \
+        with ExitStack() as stack, os.fdopen(fd, "wb") as raw, \
                 gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=stamp) as gz, \
                 tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
             tar.addfile(_info(top, "dir", 0o755, 0, stamp))
@@ -198,10 +198,16 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
             data = _pkg_info(name, version, summary)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
+            folders = stack.enter_context(Folders())
             for e in sorted(entries, key=lambda e: e.arcname.split("/")):
                 info = _info(f"{top}/{e.arcname}", e.kind, e.mode, e.size, e.mtime, e.target)
                 if e.kind == "file":
-                    with _open_staged(e) as f:
+                    # The file the walk saw, opened in its folder without following a link
+                    # (a file or folder swapped for one since stops the build, naming it),
+                    # still of its size: tarfile copies the size the header says.
+                    with open_staged(e, folders) as f:
+                        if os.fstat(f.fileno()).st_size != e.size:
+                            raise changed(e.source or e.arcname)
                         if secrets.is_private_key(e.arcname, f.read(HEAD)):
                             continue
                         f.seek(0)
@@ -220,23 +226,6 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
     if summary_line:
         _console.warn(summary_line)
     return target.name
-
-
-def _open_staged(e: Entry) -> BinaryIO:
-    """The staged file, opened without following a link, checked to be the regular file
-    of the size the walk saw."""
-    assert e.source is not None
-    try:
-        fd = os.open(e.source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        raise BuildError(f"{shown(e.source)}: cannot read: {err.strerror}") from None
-    f = os.fdopen(fd, "rb")
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size != e.size:
-        f.close()
-        raise BuildError(f"{shown(e.source)}: changed while the source package was written; "
-                         "build again")
-    return f
 
 
 def _info(name: str, kind: str, mode: int, size: int, mtime: int, target: str = "") -> tarfile.TarInfo:
