@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -267,6 +268,9 @@ def test_the_watch_sees_saves_and_ignores_what_is_not_the_apps(public_tmp: Path,
             (project / ignored).write_text("x")
         (project / "qml" / "Main.qml").write_text("Item {}\n")
         assert message() == {"changes": ["qml/Main.qml"]}
+        (project / "qml" / "sedAb12Cd").write_text("Item { }\n")  # as sed -i saves
+        (project / "qml" / "sedAb12Cd").rename(project / "qml" / "Main.qml")
+        assert message() == {"changes": ["qml/Main.qml"]}
         (project / "qml" / "pages").mkdir()
         (project / "qml" / "pages" / "Page.qml").write_text("Item {}\n")
         seen = set(message()["changes"])
@@ -343,3 +347,17 @@ def test_served_html_pages_load_again_after_an_edit(public_tmp: Path) -> None:
             proc.send_signal(signal.SIGINT)
             ended(proc)
     assert proc.returncode == 130
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs(public_tmp: Path) -> None:
+    """benchmarks/bench_run_watch.py in its quick mode (figures not judged): it still
+    drives run --watch and a new command to a shown window, and says how it measured."""
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_run_watch.py"),
+                           "--quick", "--keep", str(public_tmp)], capture_output=True, text=True,
+                          timeout=seconds(600))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "How it was measured:" in proc.stdout
+    assert re.search(r"run --watch \(save -> new title shown\) +median +\d+\.\d+ s", proc.stdout)
+    assert re.search(r"a new `click-build run` after the save +median", proc.stdout)
+    assert re.search(r"run --watch / new command: \d+\.\d\dx", proc.stdout)

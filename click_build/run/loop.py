@@ -9,7 +9,7 @@ properties all the same, while the engine would keep what the edit may have chan
 exactly the package, as the phone would start it, and keeps what the app saved in its
 folders (settings, databases) as the phone keeps them.  It costs little: a QML app's
 build and install take a tenth of a second, and qmlscene shows a Lomiri window in
-about half a second (benchmarks/bench_run_watch.py measures edit to window).
+well under a second (benchmarks/bench_run_watch.py measures edit to window).
 
 Builds are reproducible, so a rebuild that gives the very same package (a README
 edit, a file the build leaves out) leaves the app running.  A failed build, or an
@@ -69,6 +69,7 @@ class _App:
         self.proc: subprocess.Popen[bytes] | None = None
         self.pages: PageServer | None = None
         self.pidfd: int | None = None
+        self.asked = False  # SIGTERM sent
         if prepared.serves_pages():
             from .webserve import PageServer
 
@@ -101,6 +102,15 @@ class _App:
         self._forget()
         return status
 
+    def ask_to_stop(self) -> None:
+        """SIGTERM now, so the app ends while the new build is installed; :meth:`stop`
+        then waits for it."""
+        if self.proc is not None and not self.asked:
+            from .process import ask_to_stop
+
+            ask_to_stop(self.proc)
+            self.asked = True
+
     def stop(self) -> None:
         if self.pages is not None:
             self.pages.close()
@@ -108,7 +118,7 @@ class _App:
         if self.proc is not None:
             from .process import stop_group
 
-            stop_group(self.proc)
+            stop_group(self.proc, self.asked)
             self._forget()
 
     def _forget(self) -> None:
@@ -146,9 +156,11 @@ class _Loop:
             return
         app, args, env, look = self.choice
         try:
-            if self.app is not None and self.app.pages is None:
-                self.app.stop()  # before the install replaces its files
-                self.app = None
+            if self.app is not None:
+                # It ends while the new build is installed (its files are replaced by a
+                # rename: what it has open stays readable); the new one starts once it
+                # has ended.  Served pages keep being served: they load again.
+                self.app.ask_to_stop()
             prepared = install_and_plan(self.session, package, app, args, env, look)
             self.digest = digest
             self.label = prepared.app_id
@@ -164,6 +176,9 @@ class _Loop:
                 self.app = None
             self.app = _App(prepared)
         except ClickError as e:
+            if self.app is not None and self.app.asked:
+                self.app.stop()
+                self.app = None
             _print_error(e)
             self._say(changed, "not started (above); save a fix to try again")
             return

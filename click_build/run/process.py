@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from .. import _console
 from ..errors import RunError
 
-__all__ = ["GRACE_SECONDS", "SignalGuard", "end_group", "exit_status", "run_app", "start_app",
-           "stop_group", "terminated_by_signals"]
+__all__ = ["GRACE_SECONDS", "SignalGuard", "ask_to_stop", "end_group", "exit_status", "run_app",
+           "start_app", "stop_group", "terminated_by_signals"]
 
 GRACE_SECONDS = 3.0
 
@@ -77,9 +77,16 @@ def _killpg(pgid: int, sig: int) -> None:
         pass
 
 
-def stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the app's process group; SIGKILL whatever is left after the grace period."""
+def ask_to_stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the app's process group, as the phone closes an app; see stop_group."""
     _killpg(proc.pid, signal.SIGTERM)
+
+
+def stop_group(proc: subprocess.Popen[bytes], asked: bool = False) -> None:
+    """SIGTERM the app's process group (unless ``asked`` already); SIGKILL whatever is
+    left after the grace period."""
+    if not asked:
+        _killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(GRACE_SECONDS)
     except subprocess.TimeoutExpired:

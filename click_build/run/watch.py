@@ -182,6 +182,7 @@ class Watcher(_Tree):
             raise NoInotify(f"inotify: {os.strerror(code)}")
         self.fd = int(fd)
         self.folders: dict[int, str] = {}  # watch descriptor -> folder ("" the top)
+        self._made: set[str] = set()
         try:
             self._add_tree("")
         except BaseException:
@@ -220,16 +221,16 @@ class Watcher(_Tree):
                 assert self.fd is not None
                 self._libc.rm_watch(self.fd, wd)
 
-    def _read(self) -> tuple[set[str], bool]:
-        """(changed paths, overflowed) of the events waiting now."""
+    def _read(self, changed: set[str]) -> bool:
+        """Add the paths the events waiting now name to ``changed``; whether events were
+        lost (the kernel's queue overflowed)."""
         assert self.fd is not None
-        changed: set[str] = set()
         overflow = False
         while True:
             try:
                 data = os.read(self.fd, 65536)
             except BlockingIOError:
-                return changed, overflow
+                return overflow
             offset = 0
             while offset + _EVENT.size <= len(data):
                 wd, mask, _cookie, length = _EVENT.unpack_from(data, offset)
@@ -258,23 +259,30 @@ class Watcher(_Tree):
                         self._add_tree(rel)
                     changed.add(rel + "/")
                 elif not is_editor_scratch(name):
-                    changed.add(rel)
+                    if mask & IN_CREATE:
+                        self._made.add(rel)
+                    if mask & (IN_MOVED_FROM | IN_DELETE) and rel in self._made:
+                        # made and gone in one save: sed -i's and some editors' scratch file
+                        self._made.discard(rel)
+                        changed.discard(rel)
+                    else:
+                        changed.add(rel)
 
-    def changes(self, quiet: float = 0.05, at_most: float = 1.0) -> list[str]:
+    def changes(self, quiet: float = 0.03, at_most: float = 1.0) -> list[str]:
         """The files changed since the last call, once none has changed for ``quiet``
         seconds (an editor's save is several events) or after ``at_most``; ``[]`` when
         only scratch files moved.  After a lost event queue, every folder is walked
         again and ``["*"]`` stands for "anything"."""
         assert self.fd is not None
-        changed, overflow = self._read()
+        self._made = set()  # files made in this save
+        changed: set[str] = set()
+        overflow = self._read(changed)
         deadline = time.monotonic() + at_most
         while True:
             left = min(quiet, deadline - time.monotonic())
             if left <= 0 or not select.select([self.fd], [], [], left)[0]:
                 break
-            more, lost = self._read()
-            changed |= more
-            overflow |= lost
+            overflow |= self._read(changed)
         if overflow:
             self.folders.clear()
             self._add_tree("")
