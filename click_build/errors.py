@@ -14,6 +14,7 @@ __all__ = [
     "ClickError",
     "ConfigError",
     "DeviceError",
+    "ElfError",
     "FrameworkError",
     "HookError",
     "InstallError",
@@ -53,6 +54,10 @@ class ArchiveError(ClickError):
 
 class PackageError(ClickError):
     """A .click file fails the audit (structure, control data, contents)."""
+
+
+class ElfError(ClickError):
+    """Compiled code's dynamic tables cannot be read (truncated, inconsistent, too large)."""
 
 
 class BuildError(ClickError):

@@ -11,6 +11,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from abi_programs import program
 from review_craft import GOOD_FILES, GOOD_MANIFEST, F, L, elf_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,9 +148,25 @@ CASES: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
                            {("lint.arch-mismatch", LIB)}),
     "lint.arch-unneeded": (dict(manifest=manifest(architecture="arm64")),
                            {("lint.arch-unneeded", M)}),
+    # /bin/true of this Debian 12 machine needs glibc 2.34 as well: 20.04 has 2.31
     "lint.qt-version": (dict(manifest=manifest(architecture=HOST_ARCH),
                              files=with_files({"lib/bin/hello": F(QT515_ELF, 0o755)})),
-                        {("lint.qt-version", "lib/bin/hello")}),
+                        {("lint.qt-version", "lib/bin/hello"), ("lint.abi-glibc", "lib/bin/hello")}),
+    "lint.abi-glibc": (dict(manifest=manifest(architecture=HOST_ARCH, framework="ubuntu-sdk-20.04"),
+                            files=with_files({"hello": F(REAL_ELF, 0o755)})),
+                       {("lint.abi-glibc", "hello")}),
+    # a program that finds libhelper.so.1 in ../private, shipped without it
+    "lint.abi-soname": (dict(manifest=manifest(architecture="amd64",
+                                               framework="ubuntu-touch-24.04-1.x"),
+                             files={**apparmor(policy_version=2404.1),
+                                    "bin/hello": F(program("amd64", "hello-helper"), 0o755)}),
+                        {("lint.abi-soname", "bin/hello")}),
+    # /bin/true cut before its dynamic section
+    "lint.abi-unreadable": (dict(manifest=manifest(architecture=HOST_ARCH,
+                                                   framework="ubuntu-touch-24.04-1.x"),
+                                 files={**apparmor(policy_version=2404.1),
+                                        "hello": F(REAL_ELF[:16384], 0o755)}),
+                            {("lint.abi-unreadable", "hello")}),
     "lint.setuid": (dict(files=with_files({"helper.sh": F("#!/bin/sh\n", 0o4755)})),
                     {("lint.setuid", "helper.sh")}),
     "lint.world-writable": (dict(files=with_files({"notes.txt": F("x", 0o666)})),

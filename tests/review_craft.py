@@ -15,6 +15,7 @@ import io
 import json
 import struct
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,13 +43,15 @@ GOOD_MANIFEST: dict[str, object] = {
 
 @dataclass(frozen=True)
 class F:
-    """A regular file."""
+    """A regular file; its data may be made on first use (a program compiled for it)."""
 
-    data: bytes | str = b""
+    data: bytes | str | Callable[[], bytes] = b""
     mode: int = 0o644
 
     @property
     def raw(self) -> bytes:
+        if callable(self.data):
+            return self.data()
         return self.data.encode() if isinstance(self.data, str) else self.data
 
 

@@ -60,7 +60,7 @@ STORE: dict[str, str] = {
         "desktop.exec-arg-missing", "desktop.exec-not-executable", "lint.arch-mismatch",
         "lint.build-leftover", "lint.hook-missing-desktop", "lint.installed-size",
         "lint.setuid", "lint.symlink-dangling", "lint.world-writable",
-        "lint.framework-variant",
+        "lint.framework-variant", "lint.abi-glibc", "lint.abi-soname", "lint.abi-unreadable",
     )},
 }
 _OUTCOMES = {0: "pass", 1: "refused", 2: "error", 3: "warning"}

@@ -91,6 +91,7 @@ OURS_ONLY = {
     "desktop.exec-arg-missing", "desktop.exec-not-executable", "lint.arch-mismatch",
     "lint.build-leftover", "lint.hook-missing-desktop", "lint.installed-size", "lint.setuid",
     "lint.symlink-dangling", "lint.world-writable", "lint.framework-variant",
+    "lint.abi-glibc", "lint.abi-soname", "lint.abi-unreadable",
 }
 #: Crafted cases the store refuses outright (an ERROR line, no results to compare;
 #: test_review_oracle.py checks that it refuses them).

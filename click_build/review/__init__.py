@@ -54,7 +54,7 @@ def review_package(
     from ..errors import PackageError
     from ..frameworks import frameworks_dir as default_frameworks_dir
     from ..package import open_click
-    from . import desktop, hooks, lint, qml, security
+    from . import abi, desktop, hooks, lint, qml, security
     from ._collect import collect
 
     with open_click(path) as pkg:
@@ -77,12 +77,15 @@ def review_package(
             target for entries in app_hooks.values()
             for hook, target in entries.items() if hook in PARSED_HOOKS
         }
+        # compiled code for no known framework and architecture is not read for its needs
+        wanted_abi = abi.targets(ctx.frameworks, ctx.architectures)
         try:
-            ctx.data = collect(pkg, wanted)
+            ctx.data = collect(pkg, wanted, abi.Scanner(wanted_abi) if wanted_abi else None)
         except PackageError as e:
             lint.report_scan_failure(ctx, str(e))
         if ctx.data is not None:
             lint.check_data(ctx)
+            abi.check(ctx)
             desktop.check(ctx)
             security.check(ctx)
             hooks.check(ctx)

@@ -22,6 +22,11 @@ from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
 from .qmlscan import QSETTINGS, QmlFacts, QmlScanner
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+
+if TYPE_CHECKING:
+    from .abi import Scanner
+
 __all__ = ["LEFTOVER_PATTERNS", "MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "OTHER_MACHINES",
            "VCS_PATTERNS", "Collected", "Sample", "collect"]
 
@@ -83,8 +88,10 @@ class Sample:
 class Collected:
     """What the review knows about the data tree after the pass."""
 
-    def __init__(self, scan: ScanResult, package_name: str = "") -> None:
+    def __init__(self, scan: ScanResult, package_name: str = "",
+                 abi: Scanner | None = None) -> None:
         self.scan = scan
+        self.abi = abi  # reads compiled code for the ABI checks; None: nothing to check
         self.package_name = package_name
         self.world_writable = Sample()
         self.code = Sample(ordered=True)  # ELF files with code
@@ -231,11 +238,14 @@ class _Sink:
         newest = None
         code = elf is not None and elf.is_code
         qml = QmlScanner(out.package_name) if entry.path.endswith(".qml") else None
+        capture = out.abi.capture(entry.size, elf) if code and out.abi and elf else None
         if keep or code or qml is not None:
             parts, qt, tail = [first], set(_QT.findall(first)), first[-_QT_TAIL:]
             settings = code and QSETTINGS in first
             if qml is not None:
                 qml.feed(first)
+            if capture is not None:
+                capture.feed(first)
             for chunk in chunks:
                 if keep:
                     parts.append(chunk)
@@ -243,8 +253,12 @@ class _Sink:
                     qt.update(_QT.findall(tail + chunk))
                     settings = settings or QSETTINGS in tail + chunk
                     tail = chunk[-_QT_TAIL:]
+                    if capture is not None:
+                        capture.feed(chunk)
                 if qml is not None:
                     qml.feed(chunk)
+            if capture is not None and out.abi is not None and elf is not None:
+                out.abi.file(entry.path, elf, capture, tagged=bool(qt))
             if keep:
                 out.contents[entry.path] = b"".join(parts)
                 self.kept += entry.size
@@ -271,6 +285,8 @@ class _Sink:
             out.python.add(entry.path)
         if known is not None:
             out.add_elf(entry.path, *known)
+        if out.abi is not None:
+            out.abi.hardlink(entry.path, entry.target)
         facts = out._qml.get(entry.target)
         if facts is not None and entry.path.endswith(".qml"):
             out.add_qml(entry.path, facts)
@@ -300,14 +316,15 @@ class _Capture:
         pass
 
 
-def collect(pkg: ClickPackage, wanted: set[str]) -> Collected:
+def collect(pkg: ClickPackage, wanted: set[str], abi: Scanner | None = None) -> Collected:
     """Stream the data archive once (audited by the core) and keep what matters.
 
-    ``wanted`` are the package paths whose bytes the checks parse.  Raises
-    :class:`PackageError` when the core audit refuses the data.
+    ``wanted`` are the package paths whose bytes the checks parse; ``abi`` reads the
+    compiled code for the ABI checks.  Raises :class:`PackageError` when the core audit
+    refuses the data.
     """
     total = whole_number(pkg.field("Installed-Size") or "0") or 0
-    out = Collected(ScanResult(), pkg.name)
+    out = Collected(ScanResult(), pkg.name, abi)
     with _console.Progress("KiB reviewed", total) as progress:
         out.scan = scan_data(pkg, _Sink(out, wanted, progress), index=True)
     # A hook may name a link; read what it points to if the pass skipped it.

@@ -59,6 +59,11 @@ CHECKS: dict[str, Check] = {
     "lint.arch-mismatch": _c("error", "compiled code for another architecture"),
     "lint.arch-unneeded": _c("warning", "an architecture is set but nothing is compiled"),
     "lint.qt-version": _c("error", "compiled code needs a newer Qt than the framework has"),
+    "lint.abi-glibc": _c("error", "compiled code needs a newer C or C++ runtime than the "
+                                  "framework has"),
+    "lint.abi-soname": _c("error", "compiled code needs a library that neither the package "
+                                   "nor the framework provides"),
+    "lint.abi-unreadable": _c("warning", "compiled code whose dynamic tables cannot be read"),
     "lint.setuid": _c("error", "a file has the setuid or setgid bit"),
     "lint.world-writable": _c("error", "a file or folder is writable by everyone"),
     "lint.symlink-external": _c("error", "a symbolic link points outside the package"),
