@@ -113,8 +113,8 @@ def test_built_for_20_04_fails_and_for_24_04_passes(tmp_path: Path,
 
 def test_a_library_the_package_ships_is_found(tmp_path: Path,
                                               programs: tuple[str, dict[str, Path]]) -> None:
-    """In lib/<triplet>/ (the app's library path) or where RUNPATH $ORIGIN/... says;
-    anywhere else it does not count."""
+    """In lib/<triplet>/ or lib/ (the app's library path) or where RUNPATH $ORIGIN/...
+    says; anywhere else it does not count."""
     arch, built = programs
     triplet = ARCH_TRIPLETS[arch]
     fw = "ubuntu-touch-24.04-1.x"
@@ -122,6 +122,9 @@ def test_a_library_the_package_ships_is_found(tmp_path: Path,
         f"lib/{triplet}/bin/hello-ssl": built["hello-ssl"],
         f"lib/{triplet}/libssl.so.3": built["libssl.so.3"]})
     assert "lint.abi-soname" not in {f.check for f in findings(bundled)}
+    in_lib = app(tmp_path / "in-lib", arch, "ubuntu-sdk-20.04", {
+        f"lib/{triplet}/bin/hello-ssl": built["hello-ssl"], "lib/libssl.so.3": built["libssl.so.3"]})
+    assert "lint.abi-soname" not in {f.check for f in findings(in_lib)}
     beside = app(tmp_path / "beside", arch, fw, {
         f"lib/{triplet}/bin/hello-helper": built["hello-helper"],
         f"lib/{triplet}/private/libhelper.so.1": built["libhelper.so.1"]})

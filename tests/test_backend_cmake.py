@@ -52,8 +52,8 @@ def test_plain_cmake_project(tmp_path: Path) -> None:
     assert "ELF" in run(["file", "-b", str(extract / "bin/cmake-hello")]).stdout
     manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
     assert manifest["architecture"] == arch  # "@CLICK_ARCH@" in a plain manifest.json
-    assert manifest["framework"] == "ubuntu-sdk-20.04"  # "@CLICK_FRAMEWORK@"
-    assert json.loads(member_text(click, "./cmake-hello.apparmor"))["policy_version"] == 20.04
+    assert manifest["framework"] == "ubuntu-touch-24.04-1.x"  # "@CLICK_FRAMEWORK@"
+    assert json.loads(member_text(click, "./cmake-hello.apparmor"))["policy_version"] == 2404.1
     # the sdist rebuilds the very same package
     assert only_click(tmp_path / "wheel").read_bytes() == click.read_bytes()
 

@@ -40,7 +40,8 @@ def _tree(root: Path) -> Path:
     """An app with compiled code (so the ELF scan has work), a large file, hook files
     and an AppArmor file whose policy_version the finishing stage fills in."""
     write_tree(root, {
-        "manifest.json": json.dumps(BASE_MANIFEST),
+        # 24.04: the helper is this machine's /bin/true (glibc 2.36), which 20.04 cannot load
+        "manifest.json": json.dumps({**BASE_MANIFEST, "framework": "ubuntu-touch-24.04-1.x"}),
         "hello.desktop": "[Desktop Entry]\nName=Hello\nExec=qmlscene qml/Main.qml\n"
                          "Icon=icon.svg\nType=Application\nX-Lomiri-Touch=true\n",
         "hello.apparmor": json.dumps({"policy_groups": []}),
@@ -114,7 +115,7 @@ CMAKELISTS = """cmake_minimum_required(VERSION 3.19)
 project(hello VERSION 1.0 LANGUAGES C)
 find_package(ClickBuild CONFIG REQUIRED)
 click_manifest(NAME com.example.hello TITLE Hello DESCRIPTION "Says hello to the world"
-               MAINTAINER "Jane Doe <jane@example.com>" FRAMEWORK ubuntu-sdk-20.04)
+               MAINTAINER "Jane Doe <jane@example.com>" FRAMEWORK ubuntu-touch-24.04-1.x)
 click_add_hook(hello DESKTOP hello.desktop APPARMOR hello.apparmor)
 install(FILES icon.svg DESTINATION .)
 install(DIRECTORY qml data DESTINATION .)

@@ -11,7 +11,7 @@ package's own files are known, come the findings:
 - ``lint.abi-glibc``: a ``GLIBC_``, ``GLIBCXX_`` or ``CXXABI_`` version above the
   framework's (unless the package bundles the library that defines it);
 - ``lint.abi-soname``: a needed library that neither the framework nor the package
-  (``lib/<triplet>/``, the file's ``$ORIGIN`` search paths) provides;
+  (``lib/<triplet>/``, ``lib/``, the file's ``$ORIGIN`` search paths) provides;
 - ``lint.qt-version``: Qt symbols newer than the framework's Qt, for code that carries no
   ``Qt_5.NN`` tag (the tag exists only on x86: this is how ARM code is checked);
 - ``lint.abi-unreadable``: a file whose tables cannot be read, so none of this was checked.
@@ -225,8 +225,8 @@ def _merge(into: Sample, paths: Sample) -> None:
 
 class _Provider:
     """Whether the package itself gives the loader a library for files in ``folder`` with
-    search paths ``runpath``: in ``lib/<triplet>/`` (on the app's library path) or in a
-    search path relative to the file (``$ORIGIN``)."""
+    search paths ``runpath``: in ``lib/<triplet>/`` or ``lib/`` (the launcher puts both on
+    the app's ``LD_LIBRARY_PATH``) or in a search path relative to the file (``$ORIGIN``)."""
 
     def __init__(self, ctx: Context, folder: str, runpath: tuple[str, ...]) -> None:
         assert ctx.data is not None
@@ -245,7 +245,7 @@ class _Provider:
         if key not in self._known:
             self._known[key] = "/" not in name and any(
                 self.data.kind(name if place == "." else f"{place}/{name}") == "file"
-                for place in [f"lib/{triplet}", *self.places])
+                for place in [f"lib/{triplet}", "lib", *self.places])
         return self._known[key]
 
 
@@ -320,8 +320,8 @@ def _report(ctx: Context, target: Target, key: tuple[str, int, str], entry: _Fou
         kin = sorted(s for s in facts.sonames if s.split(".so")[0] == stem)
         has = f"; the framework has {', '.join(kin)}" if kin else ""
         add("lint.abi-soname", paths.paths[0],
-            f"needs {name}, which neither {fw} nor the package (lib/{triplet}/, the file's "
-            f"$ORIGIN search paths) provides{has}{facts.note('sonames')}: {paths.listing()}",
+            f"needs {name}, which neither {fw} nor the package (lib/{triplet}/, lib/, the "
+            f"file's $ORIGIN search paths) provides{has}{facts.note('sonames')}: {paths.listing()}",
             f"{BUILD_FIX}, or bundle the library: ship {name} (and the libraries it needs) "
             f"in lib/{triplet}/ of the package")
 
