@@ -36,7 +36,7 @@ class ArMember(Record):
 
 def _ar_number(field: bytes, what: str, name: str, base: int = 10) -> int:
     text = field.rstrip(b" ")
-    if not text or not all(c in b"0123456789" for c in text):
+    if not text or not all(c in b"0123456789"[:base] for c in text):  # no 8 or 9 in octal
         raise ArchiveError(f"ar header of {name or 'a member'}: {what} {field!r} is not a number")
     return int(text, base)
 

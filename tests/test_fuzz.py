@@ -6,6 +6,7 @@ import gzip
 import io
 from pathlib import Path
 
+import pytest
 from crafting import Crafted, Member
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,6 +54,20 @@ def _mutate(raw: bytes, edits: list[tuple[int, str, bytes]]) -> bytes:
         else:
             del data[pos:pos + len(blob)]
     return bytes(data)
+
+
+def test_an_ar_mode_with_a_digit_octal_lacks() -> None:
+    """A mode of '100684' (hypothesis found it): 8 is no octal digit, an ArchiveError."""
+    raw = bytearray(SEED_BYTES)
+    at = raw.index(b"_click-binary") + 40  # the mode field of the member's header
+    raw[at:at + 8] = b"100684  "
+    with pytest.raises(ClickError, match="is not a number"):
+        _exercise_strict(bytes(raw))
+
+
+def _exercise_strict(raw: bytes) -> None:
+    with open_click(io.BytesIO(raw)):
+        pass
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
