@@ -24,6 +24,10 @@ from click_build.abi_facts import DATA_DIR, facts_for, families
 from click_build.versions import compare_versions
 
 DATA = Path(DATA_DIR)
+#: The Qt library packages the script reads (docs/review.md lists their modules).
+QT_PACKAGES = [choice for choice in re.findall(
+    r'"([a-z0-9|-]+)"', (ROOT / "scripts" / "framework-abi").read_text().split("QT_PACKAGES = (")[1]
+    .split(")")[0])]
 FILES = sorted(DATA.glob("*_*.json"))
 SCRIPT = ROOT / "scripts" / "framework-abi"
 
@@ -65,6 +69,8 @@ def test_every_fact_says_where_it_came_from(path: Path) -> None:
     assert data["stand_in"] in ("Debian bullseye", "Debian trixie")
     assert all(f["approximate"] for f in (*versions.values(), sonames, qt))
     assert "Debian trixie" in qt["symbols_source"] and ".symbols" in qt["symbols_source"]
+    for choice in QT_PACKAGES:  # qtbase's and qtdeclarative's libraries, each read
+        assert any(f"{name} " in qt["symbols_source"] for name in choice.split("|")), choice
     for table in qt["newer"].values():
         assert all(compare_versions(v, qt["release"]) > 0 for v in table.values())
 
@@ -202,3 +208,14 @@ def test_the_script_makes_the_facts_again(tmp_path: Path, request: pytest.Fixtur
     assert len(names ^ old) <= len(old) // 20, sorted(names ^ old)
     assert json.loads((tmp_path / "index.json").read_text()) == {
         f: "ubuntu-sdk-20.04" for f in shipped["frameworks"]}  # type: ignore[union-attr]
+
+
+def test_the_framework_table_agrees_on_glibc() -> None:
+    """framework_table's per-series glibc (wheels for Python apps) is the facts' glibc."""
+    from click_build.framework_table import framework_facts
+
+    for framework in families():
+        facts = facts_for(framework, "arm64")
+        assert facts is not None
+        major, minor = facts.ceilings["GLIBC"][0]
+        assert (major, framework_facts(framework).glibc_minor) == (2, minor), framework

@@ -29,6 +29,10 @@ from click_build.framework_table import FRAMEWORKS
 from click_build.review import Finding, review_package
 
 ARCHES = sorted(COMPILERS)
+#: A package of amd64 code for 24.04 and nothing else (no apps), for crafted contents.
+BARE = {"name": "com.example.hello", "version": "1.0", "framework": "ubuntu-touch-24.04-1.x",
+        "architecture": "amd64", "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
+        "description": "A friendly app", "hooks": {}}
 POLICY = {"ubuntu-sdk-20.04": 20.04, "ubuntu-touch-24.04-1.x": 2404.1,
           "ubuntu-touch-24.04-2.x": 2404.2, "ubuntu-touch-26.04-1.x": 2604.1}
 
@@ -192,11 +196,7 @@ def test_hostile_compiled_code_gives_findings(tmp_path: Path) -> None:
     damaged = bytes(cut[:len(cut) // 2])
     files = {"bin/cut": F(real[:16384], 0o755), "bin/damaged": F(damaged, 0o755),
              "bin/header": F(real[:64], 0o755)}
-    manifest = {"name": "com.example.hello", "version": "1.0",
-                "framework": "ubuntu-touch-24.04-1.x", "architecture": "amd64",
-                "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
-                "description": "A friendly app", "hooks": {}}
-    found = review_package(craft(tmp_path / "h.click", manifest=manifest, files=files),
+    found = review_package(craft(tmp_path / "h.click", manifest=BARE, files=files),
                            frameworks_dir="/nonexistent")
     unreadable = [f for f in found if f.check == "lint.abi-unreadable"]
     assert {f.file for f in unreadable} == {"bin/cut", "bin/damaged", "bin/header"}
@@ -206,16 +206,26 @@ def test_hostile_compiled_code_gives_findings(tmp_path: Path) -> None:
     assert done.returncode == 0 and "Traceback" not in done.stderr  # warnings only
 
 
+def test_names_from_the_file_are_shown_on_one_line(tmp_path: Path) -> None:
+    """A needed library whose name holds a newline and a terminal escape: the finding
+    shows them escaped, on one line."""
+    program = build("amd64", tmp_path / "build")["hello-ssl"].read_bytes()
+    hostile = program.replace(b"libssl.so.3\0", b"l\x1b[2J\nxx.so\0")
+    assert hostile != program
+    found = review_package(craft(tmp_path / "n.click", manifest=BARE,
+                                 files={"bin/hello": F(hostile, 0o755)}),
+                           frameworks_dir="/nonexistent")
+    (soname,) = [f for f in found if f.check == "lint.abi-soname"]
+    assert "needs l\\x1b[2J\\x0axx.so," in soname.message
+    assert all(c.isprintable() for c in soname.message + soname.hint)
+
+
 def test_tables_beyond_the_kept_prefix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The review keeps the first elfdyn.PREFIX bytes of each file (16 MiB): tables beyond
     are a warning that says so.  Here the prefix is made 256 bytes."""
     assert elfdyn.PREFIX == 16 << 20
     monkeypatch.setattr(elfdyn, "PREFIX", 256)
-    manifest = {"name": "com.example.hello", "version": "1.0",
-                "framework": "ubuntu-touch-24.04-1.x", "architecture": "amd64",
-                "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
-                "description": "A friendly app", "hooks": {}}
-    found = review_package(craft(tmp_path / "p.click", manifest=manifest,
+    found = review_package(craft(tmp_path / "p.click", manifest=BARE,
                                  files={"bin/true": F(Path("/bin/true").read_bytes(), 0o755)}),
                            frameworks_dir="/nonexistent")
     (finding,) = [f for f in found if f.check == "lint.abi-unreadable"]
@@ -228,11 +238,7 @@ def test_more_kinds_of_code_than_the_review_tells_apart(tmp_path: Path) -> None:
     are one warning."""
     helper = build("amd64", tmp_path / "build")["hello-helper"].read_bytes()
     files = {f"p{i:04d}/bin/hello": F(helper, 0o755) for i in range(1030)}
-    manifest = {"name": "com.example.hello", "version": "1.0",
-                "framework": "ubuntu-touch-24.04-1.x", "architecture": "amd64",
-                "maintainer": "Jane Doe <jane@example.com>", "title": "Hello",
-                "description": "A friendly app", "hooks": {}}
-    found = review_package(craft(tmp_path / "m.click", manifest=manifest, files=files),
+    found = review_package(craft(tmp_path / "m.click", manifest=BARE, files=files),
                            frameworks_dir="/nonexistent")
     (soname,) = [f for f in found if f.check == "lint.abi-soname"]
     assert "and 1019 more" in soname.message  # 1024 programs lack libhelper.so.1

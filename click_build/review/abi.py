@@ -285,6 +285,11 @@ def check(ctx: Context) -> None:
                        "tables it cannot read")
 
 
+def _shown(text: str) -> str:
+    """Names read from an attacker's file, fit for one line of a terminal."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
 def _report(ctx: Context, target: Target, key: tuple[str, int, str], entry: _Found) -> None:
     facts, paths, problem = target.facts, entry.paths, entry.problem
     fw = f"framework {target.framework!r} ({target.architecture})"
@@ -292,14 +297,15 @@ def _report(ctx: Context, target: Target, key: tuple[str, int, str], entry: _Fou
     add = ctx.report.add
     if isinstance(problem, VersionProblem):
         prefix = problem.version.partition("_")[0]
-        why = f" (for {problem.example})" if problem.example else ""
+        library = _shown(problem.library)
+        why = f" (for {_shown(problem.example)})" if problem.example else ""
         if prefix == "GLIBC":
             fix = f"{BUILD_FIX}; code built against a newer glibc cannot run on an older one"
         else:
-            fix = (f"{BUILD_FIX}, or bundle the {problem.library} of the compiler that built it "
+            fix = (f"{BUILD_FIX}, or bundle the {library} of the compiler that built it "
                    f"in lib/{triplet}/")
         add("lint.abi-glibc", paths.paths[0],
-            f"needs {problem.version} of {problem.library}{why}, newer than the {prefix} "
+            f"needs {_shown(problem.version)} of {library}{why}, newer than the {prefix} "
             f"{facts.ceilings[prefix][1]} of {fw}{facts.note('versions:' + prefix)}: "
             f"{paths.listing()}", fix)
     elif isinstance(problem, QtProblem):
@@ -311,11 +317,11 @@ def _report(ctx: Context, target: Target, key: tuple[str, int, str], entry: _Fou
                    "policy_version") if later else ""
         add("lint.qt-version", paths.paths[0],
             f"uses {problem.symbols} symbol{plural} of {problem.library} newer than the Qt "
-            f"{facts.qt_release} of {fw} ({', '.join(problem.shown)}; the newest came in Qt "
-            f"{problem.newest}){facts.note('qt')}: {paths.listing()}",
+            f"{facts.qt_release} of {fw} ({', '.join(map(_shown, problem.shown))}; the newest "
+            f"came in Qt {problem.newest}){facts.note('qt')}: {paths.listing()}",
             f"{BUILD_FIX} (Qt {facts.qt_release}){declare}")
     else:
-        name = key[2]
+        name = _shown(key[2])
         stem = name.split(".so")[0]
         kin = sorted(s for s in facts.sonames if s.split(".so")[0] == stem)
         has = f"; the framework has {', '.join(kin)}" if kin else ""
