@@ -11,7 +11,6 @@ QML files and compiled code are read line by line (:mod:`.qml`) as they pass.
 
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import re
 from collections.abc import Iterator
@@ -21,11 +20,12 @@ from ..deb822 import whole_number
 from ..elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from ..package import ClickPackage, DataEntry, ScanResult, resolve_in_package, scan_data
 from .qmlscan import QSETTINGS, QmlFacts, QmlScanner
+from .sample import Sample
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from .abi import Scanner
+    from .abiscan import Scanner
 
 __all__ = ["LEFTOVER_PATTERNS", "MAX_PARSED_FILE", "MAX_PARSED_TOTAL", "OTHER_MACHINES",
            "VCS_PATTERNS", "Collected", "Sample", "collect"]
@@ -40,7 +40,6 @@ _QT_TAIL = 8
 #: Python modules and bytecode by name; scripts by their ``#!`` line.
 _PYTHON_SUFFIXES = (".py", ".pyc")
 _PYTHON_SHEBANG = re.compile(rb"#![^\n]*\bpython")
-_SHOWN = 5  # paths a finding names
 _KEPT_ELF = 4096  # ELF facts kept by path, for hard links to them
 _KEPT_QML = 4096  # QML facts kept by path, likewise
 _KEPT_FOLDERS = 1024  # reported folders whose contents are not reported again
@@ -56,33 +55,6 @@ LEFTOVER_PATTERNS = ("CMakeFiles", "CMakeCache.txt", "cmake_install.cmake", "CTe
                      "*.pro.user", "CMakeLists.txt.user", "*.click")
 _VCS = re.compile("|".join(fnmatch.translate(p) for p in VCS_PATTERNS))
 _LEFTOVER = re.compile("|".join(fnmatch.translate(p) for p in LEFTOVER_PATTERNS))
-
-
-class Sample:
-    """A set of paths too large to keep: its size and its first few paths
-    (the smallest ones with ``ordered=True``, else the first seen)."""
-
-    def __init__(self, ordered: bool = False) -> None:
-        self.paths: list[str] = []
-        self.count = 0
-        self._ordered = ordered
-
-    def add(self, path: str) -> None:
-        self.count += 1
-        if self._ordered:
-            if len(self.paths) < _SHOWN or path < self.paths[-1]:
-                bisect.insort(self.paths, path)
-                del self.paths[_SHOWN:]
-        elif len(self.paths) < _SHOWN:
-            self.paths.append(path)
-
-    def __bool__(self) -> bool:
-        return self.count > 0
-
-    def listing(self) -> str:
-        """The first paths, and how many more."""
-        more = self.count - len(self.paths)
-        return ", ".join(self.paths) + (f" and {more} more" if more > 0 else "")
 
 
 class Collected:
