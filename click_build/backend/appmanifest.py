@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError, ManifestError
 from ..placeholders import ManifestSource, read_manifest_file
+from .context import INSTALLING_KINDS
 from .settings import Project
 
 __all__ = ["find_manifest"]
@@ -19,7 +20,8 @@ __all__ = ["find_manifest"]
 def find_manifest(project: Project, kind: str) -> ManifestSource | None:
     """The manifest the settings name, or the first of manifest.json and manifest.json.in.
 
-    None only for ``cmake``, whose install step may provide it.
+    None only for the kinds whose install step may provide it (``cmake``, ``qmake``,
+    ``custom``).
     """
     setting = project.settings.manifest
     where = "pyproject.toml: tool.click-build.manifest"
@@ -36,7 +38,7 @@ def find_manifest(project: Project, kind: str) -> ManifestSource | None:
         for name in ("manifest.json", "manifest.json.in"):
             if (folder / name).is_file():
                 return read_manifest_file(folder / name, str((folder / name).relative_to(root)))
-    if kind == "cmake":
+    if kind in INSTALLING_KINDS:
         return None
     raise ManifestError(
         ["not found: an app needs a manifest.json (or manifest.json.in, or a "

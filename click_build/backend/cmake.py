@@ -29,7 +29,15 @@ from .. import _console
 from ..build import Entry, package_timestamp, stage_tree
 from ..errors import BuildError, ConfigError
 from ..placeholders import ManifestSource, read_manifest_file
-from .context import Context, Staged, build_dir_patterns, clean, excluded_paths, real_dir
+from .context import (
+    Context,
+    Staged,
+    build_dir_patterns,
+    clean,
+    excluded_paths,
+    expand,
+    real_dir,
+)
 from .mirror import mirror_sources
 
 if TYPE_CHECKING:
@@ -70,11 +78,14 @@ def _skbuild_settings(project: Project) -> object:
     return reader.settings
 
 
-def _cmake_words(folder: Path) -> set[str]:
-    """Every identifier written in the CMake files under ``folder``."""
+def _cmake_words(folder: Path, skip: tuple[Path, ...] = ()) -> set[str]:
+    """Every identifier written in the CMake files under ``folder`` (not under ``skip``:
+    the libraries' own projects, which are not the app's)."""
     words: set[str] = set()
     for pattern in ("CMakeLists.txt", "*.cmake"):
         for path in folder.rglob(pattern):
+            if any(path.is_relative_to(s) for s in skip):
+                continue
             try:
                 words.update(_WORD.findall(path.read_text(encoding="utf-8", errors="replace")))
             except OSError:
@@ -96,9 +107,9 @@ def _module_dir() -> Path | None:
     return None
 
 
-def project_words(source: Path) -> set[str]:
+def project_words(source: Path, skip: tuple[Path, ...] = ()) -> set[str]:
     """The names the project's CMake files (and the ClickBuild package, if it loads it) use."""
-    words = _cmake_words(source)
+    words = _cmake_words(source, skip)
     module = _module_dir() if "ClickBuild" in words else None
     if module is not None:
         words |= _cmake_words(module)
@@ -154,13 +165,15 @@ def stage_cmake(ctx: Context) -> Staged:
     except CMakeNotFoundError as e:
         raise BuildError(f"CMakeLists.txt: {e}; install cmake (apt install cmake)") from None
     config = CMaker(cmake, source_dir=source, build_dir=build, build_type=settings.cmake.build_type)
-    words = project_words(source)
+    words = project_words(source, tuple(source / (lib.source_dir or f"libs/{name}")
+                                        for name, lib in settings.libraries.items()))
     # Undeclared, the architecture is the host's guess; a project that uses the ClickBuild
     # package lets it decide, as its CMake route does ('all' when nothing is compiled), and
     # reads one the environment declared itself (naming the variable).
     tell_arch = not ((ctx.arch_guessed or ctx.arch_env) and "ClickBuild" in words)
     config.env.update(clickable_environment(ctx, source, build, stage, tell_arch,
                                             _tell_framework(ctx, source)))
+    config.env.update(ctx.environment)  # the env setting, the libraries' prefixes
     # Builds that embed file times (Qt's rcc, __DATE__) get the package's one time, so
     # the sdist route (files dated by the sdist) and --wheel (the checkout's) agree.
     stamp = str(package_timestamp())
@@ -197,7 +210,8 @@ def stage_cmake(ctx: Context) -> Staged:
             # GNUInstallDirs moves everything under usr/.
             builder.configure(defines=defines, name=project.name,
                               configure_args=["-DCMAKE_INSTALL_PREFIX:STRING=/.",
-                                              *settings.cmake.args])
+                                              *(expand(a, config.env)  # ${ARCH_TRIPLET}
+                                                for a in settings.cmake.args)])
         except FailedLiveProcessError:
             raise BuildError(
                 f"CMakeLists.txt: CMake configuration failed (see its output above; build "
@@ -323,4 +337,4 @@ def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:
     if not entries:
         raise BuildError("CMakeLists.txt: 'cmake --install' installed nothing; add install() "
                          "rules for the app's files")
-    return Staged(entries, manifest)
+    return Staged(entries, manifest, folder=stage)

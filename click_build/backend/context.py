@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..build import Entry
@@ -23,8 +24,9 @@ from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
 from .settings import Project
 
-__all__ = ["MARK", "TOOL_BUILD_KINDS", "Context", "Staged", "build_dir_patterns", "clean",
-           "excluded_paths", "own_build_dir", "real_dir", "work_dir"]
+__all__ = ["INSTALLING_KINDS", "MARK", "TOOL_BUILD_KINDS", "Context", "Staged",
+           "build_dir_patterns", "clean", "excluded_paths", "expand", "own_build_dir", "real_dir",
+           "work_dir"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class Context:
     #: Who chose ``facts``: "settings", "environment" (Clickable's variables), or "" when
     #: nobody did and ``facts`` are click-build's default: a CMake project then chooses.
     framework_chosen_by: str = "settings"
+    #: Variables every build tool of the project runs with, beside Clickable's: the ``env``
+    #: setting and the libraries' folders (``CMAKE_PREFIX_PATH``, ``NAME_LIB_INSTALL_DIR``).
+    environment: dict[str, str] = field(default_factory=dict)
 
     @property
     def source_root(self) -> Path:
@@ -55,6 +60,16 @@ class Context:
 class Staged:
     entries: list[Entry]
     manifest: ManifestSource | None = None  # one found in the staged tree (CMake installs it)
+    folder: Path | None = None  # the staging folder the entries are, for kinds that install
+
+
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand(text: str, values: Mapping[str, str]) -> str:
+    """Clickable's placeholders (``${ARCH_TRIPLET}``) in a setting that no shell reads
+    (arguments, ``env`` values), replaced by ``values``; others are left as written."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 def excluded_paths(ctx: Context) -> list[str]:
@@ -63,8 +78,13 @@ def excluded_paths(ctx: Context) -> list[str]:
     return paths + ([str(ctx.outdir)] if ctx.outdir else []) + [str(ctx.work)]
 
 
-#: Kinds whose tools (setuptools, CMake) build in ``build/`` at the project's top.
-TOOL_BUILD_KINDS = ("python", "cmake")
+#: Kinds whose tools build in ``build/`` at the project's top (setuptools, CMake's
+#: ``-B build``, qmake's shadow builds, Clickable's ``build/<triplet>/app``).
+TOOL_BUILD_KINDS = ("python", "cmake", "qmake", "custom")
+#: Kinds that build with the project's own tools and install into the staging folder: the
+#: manifest may come from that install, the build folder is kept (the next build is
+#: incremental), and without a declared architecture they build for this machine.
+INSTALLING_KINDS = ("cmake", "qmake", "custom")
 
 
 def build_dir_patterns(project: Project, kind: str, outdir: Path | None = None) -> list[str]:
@@ -102,7 +122,8 @@ def cmake_build_folders(root: Path) -> list[str]:
 @contextlib.contextmanager
 def work_dir(project: Project, kind: str, arch: str) -> Iterator[Path]:
     """The build folder: kept for cmake (incremental) or when set, else temporary."""
-    template = project.settings.build_dir or (DEFAULT_BUILD_DIR if kind == "cmake" else "")
+    template = project.settings.build_dir or (
+        DEFAULT_BUILD_DIR if kind in INSTALLING_KINDS or project.settings.libraries else "")
     if template:
         yield own_build_dir(project.root, template.replace("{arch}", arch))
         return

@@ -24,10 +24,12 @@ BACKEND_IGNORES: tuple[str, ...] = (
     "__pycache__", "*.pyc", ".venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", "*.egg-info", "/dist",
 )
-#: Files that describe the project rather than belong to the app.
+#: Files that describe the project rather than belong to the app (Clickable's config and
+#: its folder of state too, which its own pure builder leaves out).
 PROJECT_FILES: tuple[str, ...] = (
     "/pyproject.toml", "/PKG-INFO", "/manifest.json", "/manifest.json.in",
     "/setup.py", "/setup.cfg", "/MANIFEST.in",
+    "/clickable.yaml", "/clickable.yml", "/clickable.json", "/.clickable",
 )
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import importlib.util
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from .context import Context, Staged, build_dir_patterns, excluded_paths
+from .context import INSTALLING_KINDS, Context, Staged, build_dir_patterns, excluded_paths
 from .settings import Project
 
-__all__ = ["KINDS", "detect", "requires", "resolve", "stage"]
+__all__ = ["KINDS", "OWN_TRANSLATIONS", "builds_for_host", "detect", "requires", "resolve",
+           "stage"]
 
 
 def _stage_files(ctx: Context) -> Staged:
@@ -38,21 +40,47 @@ def _stage_cmake(ctx: Context) -> Staged:
     return stage_cmake(ctx)
 
 
+def _stage_qmake(ctx: Context) -> Staged:
+    from .qmake import stage_qmake
+
+    return stage_qmake(ctx)
+
+
+def _stage_custom(ctx: Context) -> Staged:
+    from .custom import stage_custom
+
+    return stage_custom(ctx)
+
+
+def _stage_precompiled(ctx: Context) -> Staged:
+    from .precompiled import stage_precompiled
+
+    return stage_precompiled(ctx)
+
+
 KINDS: dict[str, Callable[[Context], Staged]] = {
     "qml": _stage_files,
     "html5": _stage_files,
     "python": _stage_python,
     "cmake": _stage_cmake,
+    "qmake": _stage_qmake,
+    "custom": _stage_custom,
+    "precompiled": _stage_precompiled,
 }
+#: Kinds whose project builds its own translations (CMake's ``click_translations()``, a
+#: custom build's): the finishing stage compiles ``po/`` for the others.
+OWN_TRANSLATIONS = ("cmake", "custom")
 
 
 def detect(project: Project) -> str:
-    """``auto``: CMakeLists.txt -> cmake; Python code or dependencies -> python;
-    an index.html or www/ -> html5; anything else -> qml."""
+    """``auto``: CMakeLists.txt -> cmake; a ``*.pro`` file -> qmake; Python code or
+    dependencies -> python; an index.html or www/ -> html5; anything else -> qml."""
     root = project.root
     source = root / project.settings.source_dir
     if (root / "CMakeLists.txt").is_file():
         return "cmake"
+    if any(p.is_file() for p in root.glob("*.pro")):
+        return "qmake"
     if (root / "setup.py").is_file() or project.dependencies or _has_python_package(root):
         return "python"
     if (source / "index.html").is_file() or (source / "www").is_dir():
@@ -75,8 +103,33 @@ def resolve(project: Project) -> str:
     return detect(project) if kind == "auto" else kind
 
 
+def builds_for_host(project: Project, kind: str) -> bool:
+    """Does a build of this kind, with no architecture declared, build for this machine
+    (the compiled files then decide, as for CMake)?  Kinds that compile do, and a
+    ``precompiled`` project whose files are kept per architecture."""
+    folder = project.settings.precompiled.dir
+    return kind in INSTALLING_KINDS or (
+        kind == "precompiled" and ("{arch}" in folder or "{triplet}" in folder))
+
+
 def stage(ctx: Context) -> Staged:
-    return KINDS[ctx.kind](ctx)
+    """The libraries, ``prebuild``, the kind's staging, then ``postbuild``."""
+    from .steps import SETTINGS, environment_setting, postbuild, run_steps, step_environment
+
+    settings = ctx.project.settings
+    ctx = replace(ctx, environment={**ctx.environment, **environment_setting(ctx)})
+    libraries = None
+    if settings.libraries:
+        from .libraries import build_libraries
+
+        ctx, libraries = build_libraries(ctx)
+    if settings.prebuild:
+        run_steps(f"{SETTINGS}.prebuild", settings.prebuild, ctx.project.root,
+                  step_environment(ctx, ctx.work))
+    staged = KINDS[ctx.kind](ctx)
+    if libraries is not None:
+        staged = libraries.pack(ctx, staged)
+    return postbuild(ctx, staged)
 
 
 def _missing(module: str) -> bool:

@@ -27,7 +27,7 @@ from ..manifest import FRAMEWORK_RE
 from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
 from .context import Context, work_dir
-from .kinds import resolve, stage
+from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve, stage
 from .settings import Project
 
 __all__ = ["build_matrix", "toolchain_args", "toolchain_for", "wants_matrix",
@@ -148,7 +148,7 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
             _console.info(f"* {kind} apps hold no compiled code: one 'all' package per "
                           "framework (architectures is for cmake and python apps)")
         per_arch: list[str | None] = [None]
-    elif kind == "cmake":  # as a single build: what the environment declares, else the host's
+    elif builds_for_host(project, kind):  # as a single build: the environment's, else the host's
         from_env = architecture_declaration("auto", None, label, SETTINGS)[0]
         per_arch = list(arches) or [from_env if isinstance(from_env, str) else host_architecture()]
     else:
@@ -168,7 +168,7 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
     shown = ", ".join(target_label(f, a or "all") for f, a in targets)
     count = f"{len(targets)} targets" if len(targets) != 1 else "1 target"
     _console.info(f"* Building {kind} app for {count}: {shown}")
-    if kind != "cmake":  # as a single build: CMake projects compile theirs themselves
+    if kind not in OWN_TRANSLATIONS:  # as a single build: CMake projects compile theirs
         base = base._replace(po_dir=str(project.root / "po"))
     plans = []
     with contextlib.ExitStack() as stack:

@@ -26,7 +26,7 @@ from ..framework_table import DEFAULT_FRAMEWORK, FrameworkFacts, framework_facts
 from ..placeholders import FRAMEWORK_PLACEHOLDERS, is_placeholder
 from .appmanifest import find_manifest
 from .context import Context, work_dir
-from .kinds import resolve, stage
+from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve, stage
 from .settings import Project
 
 __all__ = ["build_package", "target_of"]
@@ -47,18 +47,19 @@ def target_of(project: Project) -> Target:
                   review_switch=REVIEW_SWITCH)
 
 
-def _build_arch(kind: str, declared: Arch | None) -> str:
-    """What to compile for, before anything is built."""
+def _build_arch(kind: str, declared: Arch | None, for_host: bool) -> str:
+    """What to compile for, before anything is built (``for_host``: the kind builds for
+    this machine unless told otherwise, :func:`~.kinds.builds_for_host`)."""
     if isinstance(declared, str):
         return declared
     if isinstance(declared, list):
-        if kind == "cmake":
+        if for_host:
             raise ConfigError(
-                "pyproject.toml: tool.click-build.architecture: a cmake project builds one "
+                f"pyproject.toml: tool.click-build.architecture: a {kind} project builds one "
                 "architecture at a time; build each with -C click-build.architecture=ARCH "
                 "and join them with 'click-build merge'")
         return "all"
-    return host_architecture() if kind == "cmake" else "all"
+    return host_architecture() if for_host else "all"
 
 
 def _framework(kind: str, target: Target, written: object,
@@ -101,12 +102,17 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
         target = target._replace(framework=facts.framework)  # the choice holds for every step
     declared, arch_env = architecture_declaration(target.architecture, peek.get("architecture"),
                                                   label, SETTINGS)
-    arch = _build_arch(kind, declared)
-    if declared is None and kind == "cmake":  # CMake is told the host's; the code decides
+    for_host = builds_for_host(project, kind)
+    arch = _build_arch(kind, declared, for_host)
+    if declared is None and for_host and kind == "precompiled":
+        target = target._replace(architecture=arch)  # its folder of files for this machine
+    elif declared is None and for_host:  # the build is told the host's; the code decides
         target = target._replace(guessed_architecture=arch)
-    if kind != "cmake":  # CMake projects compile theirs with click_translations()
+    if kind not in OWN_TRANSLATIONS:  # CMake projects compile theirs: click_translations()
         target = target._replace(po_dir=str(project.root / "po"))
     shown = ", ".join(declared) if isinstance(declared, list) else arch
+    if kind == "precompiled" and declared is None and not for_host:
+        shown = "the architecture of its files"
     framework = f" ({facts.framework})" if chosen_by or kind != "cmake" else ""
     _console.info(f"* Building {kind} app for {shown}{framework}")
     if kind == "cmake":  # the toolchain rule of a build for several targets, for this one

@@ -21,6 +21,7 @@ import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from . import kind_settings
 from . import settings as settings_module
 from .settings import Settings, toml_name
 
@@ -33,9 +34,10 @@ DOCS_END = "<!-- end of settings reference -->"
 
 def field_docs() -> dict[str, dict[str, str]]:
     """Class name -> field name -> its docstring (whitespace folded)."""
-    tree = ast.parse(inspect.getsource(settings_module))
     docs: dict[str, dict[str, str]] = {}
-    for node in tree.body:
+    nodes = [node for module in (settings_module, kind_settings)
+             for node in ast.parse(inspect.getsource(module)).body]
+    for node in nodes:
         if not isinstance(node, ast.ClassDef):
             continue
         fields: dict[str, str] = {}
@@ -64,6 +66,8 @@ def _type_schema(tp: object) -> dict[str, object]:
         return {"type": "array", "items": {"type": "string"}}
     if get_origin(tp) is dict:
         value = get_args(tp)[1]
+        if dataclasses.is_dataclass(value):  # a table of tables, one per name
+            return {"type": "object", "additionalProperties": _class_schema(value)}  # type: ignore[arg-type]
         if value is str:
             return {"type": "object",
                     "additionalProperties": {"type": ["string", "number", "boolean"]}}
@@ -133,6 +137,9 @@ def reference_markdown() -> str:
             if prop.get("properties"):
                 nested.append((key, prop))
                 continue
+            each = prop.get("additionalProperties")
+            if isinstance(each, dict) and each.get("properties"):  # one table per NAME
+                nested.append((f"{key}.NAME", each))
             default = json.dumps(prop["default"]) if "default" in prop else ""
             desc = str(prop["description"]).replace("|", "\\|")
             out.append(f"| `{prefix}{key}` | {_type_name(prop)} | `{default}` | {desc} |")

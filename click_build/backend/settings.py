@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 import sys
 import types
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Literal, Union, get_args, get_origin, get_type_hints
 
 from ..errors import ConfigError
+from .kind_settings import LibrarySettings, PrecompiledSettings, QMakeSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -30,15 +32,18 @@ __all__ = [
     "OTHER_VARIABLES",
     "CMakeSettings",
     "Kind",
+    "LibrarySettings",
+    "PrecompiledSettings",
     "PrebuiltPython",
     "Project",
     "PythonSettings",
+    "QMakeSettings",
     "Settings",
     "load_project",
     "toml_name",
 ]
 
-Kind = Literal["auto", "qml", "html5", "python", "cmake"]
+Kind = Literal["auto", "qml", "html5", "python", "cmake", "qmake", "custom", "precompiled"]
 ConfigSettings = Mapping[str, "str | list[str]"]
 
 
@@ -83,9 +88,11 @@ class Settings:
     kind: Kind = "auto"
     """What the project is: ``qml`` or ``html5`` (the tree is the package),
     ``python`` (setuptools plus vendored dependencies), ``cmake`` (compiled and
-    installed by CMake), or ``auto``: ``cmake`` with a CMakeLists.txt, ``python``
-    with Python packages or ``[project].dependencies``, ``html5`` with an
-    index.html or www/, else ``qml``."""
+    installed by CMake), ``qmake`` (qmake, make, make install), ``custom`` (the ``build``
+    commands install it), ``precompiled`` (files built elsewhere, per architecture), or
+    ``auto``: ``cmake`` with a CMakeLists.txt, ``qmake`` with a ``*.pro`` file, ``python``
+    with Python packages or ``[project].dependencies``, ``html5`` with an index.html or
+    www/, else ``qml``."""
 
     manifest: str | dict[str, object] = ""
     """The app's manifest: a path (``manifest.json``, or ``manifest.json.in``
@@ -161,11 +168,42 @@ class Settings:
     (a ``.click-build-folder`` file inside); it refuses the project folder, its
     parents, and a folder holding files it did not create."""
 
+    prebuild: list[str] = field(default_factory=list)
+    """Shell commands run in the project folder before the app is built or staged, one
+    after the other; a failing one stops the build.  They are the project's own code,
+    run as CMake runs ``CMakeLists.txt``."""
+
+    build: list[str] = field(default_factory=list)
+    """The build of a ``custom`` project: shell commands run in its build folder, which
+    install the app's files into ``$INSTALL_DIR`` (the staging folder)."""
+
+    postbuild: list[str] = field(default_factory=list)
+    """Shell commands run in the project folder once the app is staged, before it is
+    checked and packed: what they change in ``$CLICK_BUILD_STAGE`` is what is packed."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables of every build step (``prebuild``, CMake, qmake and make,
+    ``build``, ``postbuild``, the libraries), beside Clickable's (``ARCH``,
+    ``ARCH_TRIPLET``, ``INSTALL_DIR``...); Clickable's placeholders in the values
+    (``${ROOT}``) are replaced."""
+
+    libraries: dict[str, LibrarySettings] = field(default_factory=dict)
+    """Sub-projects built before the app, in their order, each in a
+    ``[tool.click-build.libraries.NAME]`` table: installed into their own prefix, which
+    the app's build finds (``CMAKE_PREFIX_PATH``, ``PKG_CONFIG_PATH``,
+    ``NAME_LIB_INSTALL_DIR``), their shared libraries packed into ``lib/<triplet>``."""
+
     python: PythonSettings = field(default_factory=PythonSettings)
     """Settings of the ``python`` kind."""
 
     cmake: CMakeSettings = field(default_factory=CMakeSettings)
     """Settings of the ``cmake`` kind."""
+
+    qmake: QMakeSettings = field(default_factory=QMakeSettings)
+    """Settings of the ``qmake`` kind."""
+
+    precompiled: PrecompiledSettings = field(default_factory=PrecompiledSettings)
+    """Settings of the ``precompiled`` kind."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +320,9 @@ def _check(value: object, tp: object, where: str) -> object:
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: must be a table, not {_toml_type(value)}")
         key_type, value_type = get_args(tp)
+        if dataclasses.is_dataclass(value_type):  # [tool.click-build.libraries.NAME]
+            return {str(k): _from_toml(v, value_type, f"{where}.{k}")  # type: ignore[arg-type]
+                    for k, v in value.items()}
         if value_type is str:
             out = {}
             for k, v in value.items():
@@ -352,10 +393,10 @@ def _defines(tree: dict[str, object]) -> dict[str, object]:
 
 
 #: ``CLICK_BUILD_*`` variables that other parts of click-build read (the deflate engine,
-#: the phone of ``device`` and ``run``, the cache of vendored Python dependencies): not
-#: backend settings, and not typos of one.
+#: the phone of ``device`` and ``run``, the cache of vendored Python dependencies) or set
+#: (the staging folder, for the build's steps): not backend settings, and not typos of one.
 OTHER_VARIABLES: frozenset[str] = frozenset({
-    "CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE", "CLICK_BUILD_PYTHON_CACHE",
+    "CLICK_BUILD_DEFLATE", "CLICK_BUILD_DEVICE", "CLICK_BUILD_PYTHON_CACHE", "CLICK_BUILD_STAGE",
     # click-build sysroot: where roots are kept, archive keys and mirrors (sysroot/keys.py,
     # sysroot/profiles.py: Archive.setting)
     "CLICK_BUILD_SYSROOT_CACHE", "CLICK_BUILD_KEYRING_DEBIAN", "CLICK_BUILD_KEYRING_UBUNTU",
@@ -403,6 +444,18 @@ def _overlay_config(tree: dict[str, object], config: ConfigSettings) -> None:
             table = tree.setdefault("toolchains", {})
             assert isinstance(table, dict)
             table[key.split(".", 2)[2]] = value if isinstance(value, str) else value[-1]
+        elif path[0] == "env" and len(path) == 2:
+            table = tree.setdefault("env", {})
+            assert isinstance(table, dict)
+            table[key.split(".", 2)[2]] = value if isinstance(value, str) else value[-1]
+        elif path[0] == "libraries" and len(path) == 3:
+            lib_fields = _fields(LibrarySettings)
+            if path[2] not in lib_fields:
+                raise _unknown(path[2], list(lib_fields), where)
+            attr, tp = lib_fields[path[2]]
+            libraries = tree.setdefault("libraries", {})
+            assert isinstance(libraries, dict)
+            libraries.setdefault(path[1], {})[attr] = _from_string(value, tp, where)
         else:
             raise _unknown(dotted, known, where)
 
@@ -415,7 +468,12 @@ def _build(cls: type, tree: Mapping[str, object]) -> object:
             continue
         value = tree[f.name]
         tp = hints[f.name]
-        kwargs[f.name] = _build(tp, value) if dataclasses.is_dataclass(tp) else value  # type: ignore[arg-type]
+        if dataclasses.is_dataclass(tp):
+            value = _build(tp, value)  # type: ignore[arg-type]
+        elif get_origin(tp) is dict and dataclasses.is_dataclass(get_args(tp)[1]):
+            assert isinstance(value, dict)
+            value = {k: _build(get_args(tp)[1], v) for k, v in value.items()}
+        kwargs[f.name] = value
     return cls(**kwargs)
 
 
@@ -468,6 +526,7 @@ def load_project(
         _set(tree, tuple(key.split(".")), value)
     settings = _build(Settings, tree)
     assert isinstance(settings, Settings)
+    _check_steps(settings)
     _check_paths(root, settings)
     return Project(root, data, settings, _check_metadata(data.get("project")))
 
@@ -490,8 +549,52 @@ def _check_paths(root: Path, settings: Settings) -> None:
                 not _inside(root, root / settings.manifest):
             raise ConfigError(f"{where}.manifest: {settings.manifest!r} is outside the "
                               f"project {root}{fix}")
+    named = [(f"libraries.{name}.source-dir", lib.source_dir or f"libs/{name}")
+             for name, lib in settings.libraries.items()]
+    named += [("qmake.project", settings.qmake.project)] if settings.qmake.project else []
+    if settings.precompiled.dir:  # one architecture's folder stands for them all
+        named.append(("precompiled.dir", settings.precompiled.dir.replace("{arch}", "arm64")
+                      .replace("{triplet}", "aarch64-linux-gnu")))
+    for key, folder in named:
+        if not settings.allow_external_sources and not _inside(root, root / folder):
+            shown = settings.precompiled.dir if key == "precompiled.dir" else folder
+            raise ConfigError(f"{where}.{key}: {shown!r} is outside the project {root}{fix}")
     source = root / settings.source_dir
     for pattern in settings.include:
         if "/" in pattern and not _inside(source, source / pattern.strip("/")):
             raise ConfigError(f"{where}.include: {pattern!r} leaves the source folder; "
                               "includes name files inside it, such as '/dist'")
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LIBRARY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
+
+
+def _check_steps(settings: Settings) -> None:
+    """Names that become environment variables and folder names, and the text of steps
+    that a shell runs, are checked before anything runs: an ``env`` key such as ``A=B``
+    or a NUL in a command would otherwise fail deep in the operating system."""
+    where = "pyproject.toml: tool.click-build"
+    tables: list[tuple[str, dict[str, str], dict[str, list[str]]]] = [
+        ("", settings.env, {"prebuild": settings.prebuild, "build": settings.build,
+                            "postbuild": settings.postbuild})]
+    for name, lib in settings.libraries.items():
+        if not _LIBRARY_NAME.match(name):
+            raise ConfigError(f"{where}.libraries.{name!r}: a library's name is letters, "
+                              "digits and '_.+-', starting with a letter or digit (it names "
+                              "its build folder and its NAME_LIB_INSTALL_DIR variable)")
+        tables.append((f"libraries.{name}.", lib.env,
+                       {"prebuild": lib.prebuild, "build": lib.build,
+                        "postbuild": lib.postbuild, "args": lib.args,
+                        "make-args": lib.make_args}))
+    for prefix, env, steps in tables:
+        for key, value in env.items():
+            if not _ENV_NAME.match(key):
+                raise ConfigError(f"{where}.{prefix}env.{key!r}: not an environment variable "
+                                  "name (letters, digits and '_', not starting with a digit)")
+            if "\0" in value:
+                raise ConfigError(f"{where}.{prefix}env.{key}: holds a NUL character")
+        for key, commands in steps.items():
+            for i, command in enumerate(commands, 1):
+                if "\0" in command:
+                    raise ConfigError(f"{where}.{prefix}{key}: item {i} holds a NUL character")

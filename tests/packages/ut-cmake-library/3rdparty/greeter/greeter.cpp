@@ -1,0 +1,6 @@
+#include "greeter.h"
+
+std::string greeting(const std::string &name)
+{
+    return "Hello, " + name + "!";
+}

@@ -1,0 +1,5 @@
+import QtQuick 2.7
+
+Text {
+    font.pixelSize: 24
+}

@@ -1,0 +1,3 @@
+function greeting() {
+    return "Hello from a pure QML qmake app";
+}
