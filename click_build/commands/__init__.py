@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "MODULES", "register_all", "register_for"]
 
 #: Order here is the order of ``click-build --help``.
-MODULES = ("build", "inspect", "install", "new", "run", "device", "sysroot", "sign", "review", "cmake_helper",
-           "merge", "completion", "i18n")
+MODULES = ("build", "inspect", "install", "new", "import_clickable", "run", "device", "sysroot",
+           "sign", "review", "cmake_helper", "merge", "completion", "i18n")
 
 #: Command name -> the module that registers it.
 COMMANDS = {
@@ -30,7 +30,7 @@ COMMANDS = {
     "unregister": "install", "gc": "install", "hook": "install", "framework": "install",
     "new": "new", "sign": "sign", "review": "review", "_cmake": "cmake_helper",
     "merge": "merge", "completion": "completion", "run": "run", "device": "device",
-    "i18n": "i18n", "sysroot": "sysroot",
+    "i18n": "i18n", "sysroot": "sysroot", "import-clickable": "import_clickable",
 }
 
 
