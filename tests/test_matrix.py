@@ -175,10 +175,11 @@ def test_one_toolchain_rule_for_a_single_build_and_several_targets(tmp_path: Pat
     """The same target builds the same way alone and among several: this machine's compiler
     for its own architecture, said on a line; another architecture refused before CMake."""
     arch, other = host_arch(), ("arm64" if host_arch() != "arm64" else "amd64")
-    project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")  # framework 20.04
-    target = f"ubuntu-sdk-20.04/{arch}"
+    # its framework 24.04: this machine's glibc is older than that framework's, so no ABI error
+    project = copy_project(PACKAGES / "cmake-hello", tmp_path / "p")
+    target = f"ubuntu-touch-24.04-1.x/{arch}"
     frameworks = ("-C", "click-build.framework=", "-C",
-                  "click-build.frameworks=ubuntu-sdk-20.04") if several else ()
+                  "click-build.frameworks=ubuntu-touch-24.04-1.x") if several else ()
     result = pybuild(project, "--wheel", "-o", str(tmp_path / "out"), *frameworks)
     assert f"* {target}: built with this machine's compiler and libraries (no toolchain " \
            "named" in result.stdout
@@ -187,7 +188,7 @@ def test_one_toolchain_rule_for_a_single_build_and_several_targets(tmp_path: Pat
     key = "architectures" if several else "architecture"
     refused = pybuild(project, "--wheel", "-o", str(tmp_path / "out2"), *frameworks,
                       "-C", f"click-build.{key}={other}", check=False)
-    assert_one_error(refused, "cannot build on this machine: ubuntu-sdk-20.04/"
+    assert_one_error(refused, "cannot build on this machine: ubuntu-touch-24.04-1.x/"
                      f"{other} (no toolchain named). This machine compiles for {arch}")
     assert not (project / "build").exists()  # nothing was configured
     quiet = pybuild(project, "--wheel", "-o", str(tmp_path / "out3"), *frameworks,
