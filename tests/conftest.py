@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import gc
 import json
 import os
 import platform
@@ -96,6 +97,24 @@ def _private_python_cache(tmp_path_factory: pytest.TempPathFactory,
     (backend/vendor_cache.py), made on first use, never the developer's ~/.cache."""
     monkeypatch.setenv("CLICK_BUILD_PYTHON_CACHE",
                        str(tmp_path_factory.getbasetemp() / "python-cache" / os.urandom(8).hex()))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (modules, test items) stays for the session: set it aside
+    from the garbage collector, so that collecting after every test looks only at what
+    tests made."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _leaks_fail_the_test_that_leaked() -> Iterator[None]:
+    """A process or file dropped unclosed warns (ResourceWarning, an error in this suite)
+    when the garbage collector finds it, which for one held in a reference cycle is at
+    some later test: collect when each test ends, so the warning fails the test that
+    leaked it."""
+    yield
+    gc.collect()
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -1,5 +1,6 @@
-"""The suite's own machinery: limits scaled for a busy machine, waiting for facts, helpers
-shared without test modules importing each other."""
+"""The suite's own machinery: limits scaled for a busy machine, waiting for facts, a
+leaked process or file failing the test that leaked it, helpers shared without test
+modules importing each other."""
 
 from __future__ import annotations
 
@@ -47,6 +48,44 @@ def test_wait_for_says_what_never_came(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(AssertionError, match=r"waited 0 s for the moon to turn blue"):
         wait_for(lambda: False, "the moon to turn blue", within=0.2)
     assert time.monotonic() - start >= 0.2
+
+
+LEAKY = '''
+import subprocess, sys
+
+class Holder:
+    def __init__(self):
+        self.me = self  # a reference cycle: only the garbage collector frees it
+        self.proc = subprocess.Popen([sys.executable, "-c", "pass"], stdout=subprocess.PIPE)
+
+def test_leaks():
+    Holder()
+
+def test_innocent():
+    pass
+'''
+
+
+def test_a_leak_fails_the_test_that_leaked_it(tmp_path: Path) -> None:
+    """A Popen left unwaited with its pipe open, held in a reference cycle: the
+    ResourceWarning fails that test's teardown, not the next test."""
+    (tmp_path / "test_leak.py").write_text(LEAKY)
+    (tmp_path / "conftest.py").write_text(  # the suite's conftest, under another name
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('suite', {str(ROOT / 'tests/conftest.py')!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "_leaks_fail_the_test_that_leaked = suite._leaks_fail_the_test_that_leaked\n"
+        "pytest_collection_finish = suite.pytest_collection_finish\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-W", "error", "-rA", "-q", "test_leak.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=seconds(60))
+    assert "ERROR test_leak.py::test_leaks - " in result.stdout, result.stdout
+    assert "ResourceWarning" in result.stdout, result.stdout
+    assert "PASSED test_leak.py::test_innocent" in result.stdout, result.stdout
+    assert "ERROR test_leak.py::test_innocent" not in result.stdout, result.stdout
+    assert "2 passed, 1 error" in result.stdout, result.stdout  # test_leaks: its teardown
 
 
 def test_test_modules_share_helpers_through_support_modules() -> None:
