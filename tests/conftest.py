@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from deadlines import seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 CLICK_BUILD = [sys.executable, "-m", "click_build"]
@@ -165,9 +166,12 @@ def make_app(tmp_path: Path) -> Callable[..., Path]:
 
 def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
         check: bool = True) -> subprocess.CompletedProcess[str]:
+    """``cmd`` with ``env`` added to this environment; a hang fails the test (after
+    ``seconds(600)``, far beyond any build the suite makes) instead of stopping the suite."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    result = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True)
+    result = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True,
+                            timeout=seconds(600))
     if check and result.returncode != 0:
         raise AssertionError(
             f"{cmd} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"

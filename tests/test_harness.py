@@ -71,7 +71,7 @@ def test_a_leak_fails_the_test_that_leaked_it(tmp_path: Path) -> None:
     ResourceWarning fails that test's teardown, not the next test."""
     (tmp_path / "test_leak.py").write_text(LEAKY)
     (tmp_path / "conftest.py").write_text(  # the suite's conftest, under another name
-        "import importlib.util\n"
+        f"import importlib.util, sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
         f"spec = importlib.util.spec_from_file_location('suite', {str(ROOT / 'tests/conftest.py')!r})\n"
         "suite = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(suite)\n"
