@@ -27,7 +27,6 @@ __all__ = [
     "HEADER_SIZE",
     "MANYLINUX_MACHINES",
     "ElfInfo",
-    "host_architecture",
     "parse_elf_header",
     "scan_elf",
 ]
@@ -58,12 +57,6 @@ MANYLINUX_MACHINES: dict[str, str] = {
     "ppc64el": "ppc64le",
     "s390x": "s390x",
     "riscv64": "riscv64",
-}
-
-_UNAME = {
-    "x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "armv7l": "armhf",
-    "armv8l": "armhf", "i686": "i386", "i386": "i386", "ppc64le": "ppc64el",
-    "riscv64": "riscv64", "s390x": "s390x",
 }
 
 #: ELF machines whose Debian architecture depends on nothing but the machine.
@@ -144,22 +137,3 @@ def scan_elf(paths: Iterable[str]) -> dict[str, ElfInfo]:
         if info is not None and info.is_code:
             found[path] = info
     return found
-
-
-def host_architecture() -> str:
-    """The build machine's Debian architecture (dpkg's answer when dpkg exists)."""
-    import platform  # here: the archive writer reads ELF headers too, without a process
-    import shutil
-    import subprocess
-
-    dpkg = shutil.which("dpkg")
-    if dpkg:
-        try:
-            out = subprocess.run([dpkg, "--print-architecture"], capture_output=True,
-                                 text=True, check=True).stdout.strip()
-            if out:
-                return out
-        except (OSError, subprocess.CalledProcessError):
-            pass
-    machine = platform.machine().lower()
-    return _UNAME.get(machine, machine or "all")

@@ -550,7 +550,7 @@ def package_file(project: Path, kind: str) -> str:
         metadata = read_pyproject(project).get("project")
         version = metadata.get("version") if isinstance(metadata, dict) else None
     if kind == "cpp":
-        from .elf import host_architecture
+        from .hostarch import host_architecture
 
         arch = host_architecture()
     else:

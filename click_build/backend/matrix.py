@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import _console
-from ..elf import ARCH_TRIPLETS, host_architecture
+from ..elf import ARCH_TRIPLETS
 from ..errors import BuildError, ConfigError
 from ..finish import (
     Target,
@@ -23,6 +23,7 @@ from ..finish import (
     choose_framework,
     declared_architecture,
 )
+from ..hostarch import host_architecture
 from ..manifest import FRAMEWORK_RE
 from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
 from .appmanifest import find_manifest

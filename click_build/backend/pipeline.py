@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .. import _console
 from ..build import COMPRESS_LEVEL
-from ..elf import ARCH_TRIPLETS, host_architecture
+from ..elf import ARCH_TRIPLETS
 from ..errors import ConfigError, ManifestError
 from ..finish import (
     Target,
@@ -23,6 +23,7 @@ from ..finish import (
     finish,
 )
 from ..framework_table import DEFAULT_FRAMEWORK, FrameworkFacts, framework_facts
+from ..hostarch import host_architecture
 from ..placeholders import FRAMEWORK_PLACEHOLDERS, is_placeholder
 from .appmanifest import find_manifest
 from .context import Context, work_dir

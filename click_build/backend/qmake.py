@@ -31,8 +31,8 @@ from pathlib import Path
 
 from .. import _console
 from ..build import package_timestamp
-from ..elf import host_architecture
 from ..errors import BuildError, ConfigError
+from ..hostarch import host_architecture
 from .context import Context, Staged, build_dir_patterns, clean, expand, real_dir
 from .steps import SETTINGS, run_tool, stage_folder, staged_folder, step_environment
 

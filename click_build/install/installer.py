@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from .. import _console
 from ..errors import ClickError, HookError, InstallError
+from ..hostarch import host_architecture
 from .database import Database
 from .fs import Dir, Tampered, chown_to, clickpkg_ids, exchange, refused, sorted_names
 from .hooks import (
@@ -57,40 +58,9 @@ if TYPE_CHECKING:
     from ..manifest import Manifest
     from ..package import ClickPackage
 
-__all__ = ["Installer", "dpkg_architecture", "logged_in_users"]
+__all__ = ["Installer", "logged_in_users"]
 
 FREE_SPACE_MARGIN = 1 << 20
-_MACHINE_ARCH = {
-    "x86_64": ("amd64", "i386"), "amd64": ("amd64", "i386"),
-    "aarch64": ("arm64", "armhf"), "arm64": ("arm64", "armhf"),
-    "ppc64le": ("ppc64el", "powerpc"), "s390x": ("s390x", "s390"),
-    "riscv64": ("riscv64", "riscv32"), "i386": ("i386", "i386"),
-    "i486": ("i386", "i386"), "i586": ("i386", "i386"), "i686": ("i386", "i386"),
-}
-
-
-def dpkg_architecture() -> str:
-    """This machine's dpkg architecture, from the running interpreter (no dpkg needed).
-
-    A 32-bit userland on a 64-bit kernel (armhf on aarch64, as on many
-    phones) is told apart by the interpreter's pointer size.  Unknown machines
-    fall back to ``dpkg --print-architecture``.
-    """
-    machine = os.uname().machine
-    if machine.startswith("armv") or machine == "arm":
-        return "armhf"
-    pair = _MACHINE_ARCH.get(machine)
-    if pair is not None:
-        return pair[0] if sys.maxsize > 2**32 else pair[1]
-    import subprocess
-
-    try:
-        return subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        raise InstallError(f"cannot tell the dpkg architecture of machine {machine!r}") from None
-
-
 def logged_in_users() -> list[str]:
     """Ordinary users with a session (logind's state files; [] without logind)."""
     import pwd
@@ -175,7 +145,7 @@ class Installer:
                 check_file_signature(f, self.keyrings, self.allow_unauthenticated)
                 pkg = open_click(f)
                 manifest = audit_control(pkg, self.frameworks_dir,
-                                         self.force_missing_framework, dpkg_architecture())
+                                         self.force_missing_framework, host_architecture())
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
                 old = self._unpack_and_flip(pkg, manifest, name, version, lock)

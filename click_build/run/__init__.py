@@ -70,9 +70,9 @@ def parse_env_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 def host_triplet() -> str:
     from ..elf import ARCH_TRIPLETS
-    from ..install.installer import dpkg_architecture
+    from ..hostarch import host_architecture
 
-    return ARCH_TRIPLETS.get(dpkg_architecture(), "")
+    return ARCH_TRIPLETS.get(host_architecture(), "")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..elf import ARCH_TRIPLETS, host_architecture
+from ..elf import ARCH_TRIPLETS
+from ..hostarch import host_architecture
 from ..resources import data_dir
 
 __all__ = ["Choices", "choose", "glibc_of", "qt_version_of", "write_toolchain"]
