@@ -22,6 +22,7 @@ import errno
 import os
 import stat
 
+from . import atomicfile
 from .datatree import shown
 from .errors import BuildError
 
@@ -119,54 +120,24 @@ def write_file(root: str, path: str, data: bytes, new: bool = False) -> bool:
     (left untouched, as ``msgmerge --update`` does)."""
     fd = _open_folder(root, os.path.dirname(path) or ".")
     name = os.path.basename(path)
-    temp = f".{name}.{os.urandom(6).hex()}.tmp"
+    exists = f"{shown(path)} exists; 'click-build i18n update' adds new strings to it"
     try:
         try:
             old: os.stat_result | None = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             old = None
         if old is not None and new:
-            raise BuildError(f"{shown(path)} exists; 'click-build i18n update' adds new "
-                             "strings to it")
+            raise BuildError(exists)
         regular = old is not None and stat.S_ISREG(old.st_mode)
-        if regular and old is not None and old.st_size == len(data) and \
-                _same(fd, name, data):
-            return False
         owner = old if regular and old is not None else os.fstat(fd)
-        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                      | os.O_CLOEXEC, 0o600, dir_fd=fd)
         try:
-            with os.fdopen(out, "wb") as f:
-                f.write(data)
-                os.fchmod(out, stat.S_IMODE(old.st_mode) if regular and old else 0o644)
-                if os.geteuid() == 0:
-                    os.fchown(out, owner.st_uid, owner.st_gid)
-            if new:  # link(2) takes no name that exists, a dangling link included
-                os.link(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-                os.unlink(temp, dir_fd=fd)
-            else:
-                os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException as e:
-            try:
-                os.unlink(temp, dir_fd=fd)
-            except OSError:
-                pass
-            if isinstance(e, FileExistsError):
-                raise BuildError(f"{shown(path)} exists; 'click-build i18n update' adds new "
-                                 "strings to it") from None
-            if isinstance(e, OSError):
-                raise BuildError(f"{shown(path)}: cannot write: {e.strerror}") from None
-            raise
-        return True
+            return atomicfile.write_file(
+                name, data, stat.S_IMODE(old.st_mode) if regular and old else 0o644, dir_fd=fd,
+                owner=(owner.st_uid, owner.st_gid) if os.geteuid() == 0 else None,
+                exclusive=new, only_if_changed=regular)
+        except FileExistsError:
+            raise BuildError(exists) from None
+        except OSError as e:
+            raise BuildError(f"{shown(path)}: cannot write: {e.strerror}") from None
     finally:
         os.close(fd)
-
-
-def _same(dir_fd: int, name: str, data: bytes) -> bool:
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK,
-                     dir_fd=dir_fd)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as f:
-        return f.read(len(data) + 1) == data

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import _console
+from .atomicfile import AtomicFile
 from .build import build_click, stage_tree
 from .errors import BuildError, PackageError
 from .frameworks import frameworks_dir
@@ -60,18 +61,13 @@ class _Unpacker:
             self._target(entry.path).mkdir(mode=0o755)
 
     def file(self, entry: DataEntry, chunks: Iterator[bytes]) -> None:
-        dest = self._target(entry.path)
-        tmp = dest.with_name(dest.name + ".merge-part")
         digest = hashlib.md5()
-        with open(tmp, "xb") as f:
+        with AtomicFile(self._target(entry.path), entry.mode) as out:
             for chunk in chunks:
                 digest.update(chunk)
-                f.write(chunk)
-        if self._claim(entry, digest.hexdigest()):
-            os.chmod(tmp, entry.mode)
-            os.replace(tmp, dest)
-        else:
-            tmp.unlink()
+                out.file.write(chunk)
+            if self._claim(entry, digest.hexdigest()):
+                out.publish()
 
     def symlink(self, entry: DataEntry) -> None:
         if self._claim(entry, entry.target):

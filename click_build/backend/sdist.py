@@ -14,11 +14,11 @@ import io
 import os
 import re
 import tarfile
-import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from .. import _console
+from ..atomicfile import AtomicFile
 from ..build import Entry, package_timestamp
 from ..datatree import shown
 from ..errors import BuildError
@@ -188,10 +188,9 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
     top = f"{normalise_name(name)}-{version}"
     stamp = package_timestamp()
     target = outdir / f"{top}.tar.gz"
-    fd, tmp = tempfile.mkstemp(dir=outdir, prefix=f".{top}.", suffix=".tmp")
-    try:
-        with ExitStack() as stack, os.fdopen(fd, "wb") as raw, \
-                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=stamp) as gz, \
+    with AtomicFile(target, 0o644) as out:
+        with ExitStack() as stack, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=out.file, mtime=stamp) as gz, \
                 tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
             tar.addfile(_info(top, "dir", 0o755, 0, stamp))
             info = _info(f"{top}/PKG-INFO", "file", 0o644, 0, stamp)
@@ -214,14 +213,7 @@ def build_sdist(root: str | os.PathLike[str], outdir: str | os.PathLike[str],
                         tar.addfile(info, f)
                 else:
                     tar.addfile(info)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        out.publish()
     summary_line = secrets.summary()
     if summary_line:
         _console.warn(summary_line)

@@ -78,15 +78,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _write_if_changed(path: Path, text: str) -> None:
     """Leave an unchanged file alone, so its time stamp does not trigger rebuilds."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
+    from ..atomicfile import write_file
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_file(path, text.encode("utf-8"), only_if_changed=True)
 
 
 def _fill_apparmor(src: Path, dest: Path, policy: str, framework: str) -> None:

@@ -12,13 +12,13 @@ renamed over it, so a failure or a crash leaves the package as it was.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
 from ..archive import AR_MAGIC, ArMember, copy_range, write_ar_member
+from ..atomicfile import AtomicFile
 from ..errors import ConfigError
 from ..spec import SIGNATURE_PREFIX
 from .gpg import detach_sign
@@ -96,18 +96,10 @@ def sign_file(
                              homedir, DIGEST)
         packet: SignaturePacket = parse_signature(signed.signature, f"the new {name}")
         mode = os.fstat(src.fileno()).st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".sign", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                src.seek(0)
-                replaced = _write_signed(src, out, members, name, signed.signature,
-                                         packet.created)
-                out.flush()
-                os.fchmod(out.fileno(), mode)
-                os.fsync(out.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        with AtomicFile(target, mode, durable=True) as out:
+            src.seek(0)
+            replaced = _write_signed(src, out.file, members, name, signed.signature,
+                                     packet.created)
+            out.publish()
     return SignResult(Path(path), name, signed.fingerprint, packet.hash_name, replaced)
 

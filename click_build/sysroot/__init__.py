@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .. import _console
+from ..atomicfile import write_file
 from ..errors import SysrootError
 from .keys import KEYS, pinned_keyring
 from .profiles import ARCHIVES, Profile, mirror_url, profile_for
@@ -110,9 +111,8 @@ def _build(profile: Profile, urls: dict[str, str], cache: Path, ident: str,
     }
     stored = Stored(final, meta)
     toolchain_for(stored)
-    part = final / f".{META}.part"
-    part.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    os.replace(part, final / META)  # the root is complete from here on
+    # the root is complete from here on
+    write_file(final / META, (json.dumps(meta, indent=1) + "\n").encode("utf-8"))
     _console.note(f"Made {profile.label}: {len(installed)} packages, {size / 1e6:.0f} MB, "
                   f"{meta['seconds']} s")
     return stored

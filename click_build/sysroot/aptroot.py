@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import _console
+from ..atomicfile import AtomicFile
 from ..errors import SysrootError
 from .fetch import host_of
 from .profiles import ARCHIVES, Profile
@@ -187,9 +188,9 @@ def _copy_local(conf: Path, chosen: list[tuple[str, str, str]], local: list[str]
             folder = "/" + urllib.parse.unquote(base.split(":", 1)[1]).lstrip("/")
             source = Path(folder) / filename
             if source.is_file() and hashlib.sha256(source.read_bytes()).hexdigest() == sha256:
-                part = pool / f".{name}.{os.getpid()}.part"
-                shutil.copyfile(source, part)
-                os.replace(part, pool / name)
+                with open(source, "rb") as data, AtomicFile(pool / name) as out:
+                    shutil.copyfileobj(data, out.file)
+                    out.publish()
                 break
 
 

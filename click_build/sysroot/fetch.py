@@ -8,13 +8,13 @@ points click-build at a mirror (people sit behind proxies and local mirrors);
 from __future__ import annotations
 
 import hashlib
-import os
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from .. import __version__
+from ..atomicfile import AtomicFile
 from ..errors import SysrootError
 from .profiles import Archive
 
@@ -76,26 +76,21 @@ def download(archive: Archive, url: str, dest: Path, size: int, sha256: str) -> 
     signed index gives; a file already there with that hash is kept."""
     if dest.is_file() and dest.stat().st_size == size and _sha256(dest) == sha256:
         return
-    part = dest.with_name(f".{dest.name}.{os.getpid()}.part")
     digest = hashlib.sha256()
     got = 0
-    try:
-        with _open(archive, url) as response, open(part, "wb") as out:
-            while got <= size:
-                chunk = response.read(_CHUNK)
-                if not chunk:
-                    break
-                got += len(chunk)
-                digest.update(chunk)
-                out.write(chunk)
+    with _open(archive, url) as response, AtomicFile(dest) as out:
+        while got <= size:
+            chunk = response.read(_CHUNK)
+            if not chunk:
+                break
+            got += len(chunk)
+            digest.update(chunk)
+            out.file.write(chunk)
         if got != size or digest.hexdigest() != sha256:
             raise SysrootError(f"{url}: {got} bytes with SHA-256 {digest.hexdigest()[:16]}..., "
                                f"not the {size} bytes the signed index names (a mirror in "
                                "the middle of a sync? try again, or another mirror)")
-        os.replace(part, dest)
-    finally:
-        if part.exists():
-            part.unlink()
+        out.publish()
 
 
 def _sha256(path: Path) -> str:

@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomicfile import write_file
 from ..elf import ARCH_TRIPLETS
 from ..hostarch import host_architecture
 from ..resources import data_dir
@@ -120,11 +121,7 @@ def _wrappers(folder: Path, root: Path, qemu: str) -> Path:
             continue
         script = bin_dir / tool
         text = f'#!/bin/sh\nexec "{qemu}" -L "{root}" "{target}" "$@"\n'
-        if not script.is_file() or script.read_text() != text:
-            part = bin_dir / f".{tool}.{os.getpid()}"
-            part.write_text(text)
-            part.chmod(0o755)
-            os.replace(part, script)
+        write_file(script, text.encode(), 0o755, only_if_changed=True)
     return bin_dir
 
 
@@ -159,12 +156,6 @@ def write_toolchain(folder: Path, root: Path, arch: str, processor: str, qemu: s
     head += [f"set({k} {_cmake_text(v)})" for k, v in values.items()]
     path = folder / name
     text = "\n".join(head) + "\n\n" + body
-    try:
-        same = path.read_text(encoding="utf-8") == text
-    except OSError:
-        same = False
-    if not same:  # unchanged: left alone, so a build reading it never sees it change
-        part = folder / f".{name}.{os.getpid()}.part"
-        part.write_text(text, encoding="utf-8")
-        os.replace(part, path)
+    # unchanged: left alone, so a build reading it never sees it change
+    write_file(path, text.encode("utf-8"), only_if_changed=True)
     return path, choices
