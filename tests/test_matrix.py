@@ -301,7 +301,7 @@ GROUPS = '{"policy_groups": ["networking"], "policy_version": 20.04}'
 def test_store_rules(tmp_path: Path, targets: list[tuple[str, str, dict[str, object]]],
                      rule: str) -> None:
     from click_build.errors import BuildError
-    from click_build.matrix import check_store_rules
+    from click_build.targets import check_store_rules
 
     prepared = [_prepared(tmp_path, name, apparmor, **t) for name, apparmor, t in targets]
     with pytest.raises(BuildError, match=re.escape(rule)):

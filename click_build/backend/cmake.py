@@ -30,8 +30,8 @@ from ..build import Entry, package_timestamp, stage_tree
 from ..errors import BuildError, ConfigError
 from ..placeholders import ManifestSource, read_manifest_file
 from .context import (
-    Context,
     Staged,
+    Staging,
     build_dir_patterns,
     clean,
     excluded_paths,
@@ -140,7 +140,7 @@ def missing_tools(project: Project) -> list[str]:
         os.chdir(old)
 
 
-def stage_cmake(ctx: Context) -> Staged:
+def stage_cmake(ctx: Staging) -> Staged:
     """Build and install into ``<build>/stage``; stage that tree."""
     try:
         from scikit_build_core.builder.builder import Builder
@@ -242,7 +242,7 @@ _FRAMEWORK_TESTED = re.compile(
     r"\bif\s*\([^)]*\bENV\{(?:CLICK_FRAMEWORK|SDK_FRAMEWORK|APPARMOR_POLICY)\}", re.I)
 
 
-def _tell_framework(ctx: Context, source: Path) -> bool:
+def _tell_framework(ctx: Staging, source: Path) -> bool:
     """Is CMake told the framework (Clickable's variables)?  Yes when the settings, the
     manifest or the environment chose it.  When nobody did, the project's CMakeLists.txt
     chooses (from ``$SDK_FRAMEWORK``, else its own default) and click-build's default is
@@ -272,7 +272,7 @@ def _tell_framework(ctx: Context, source: Path) -> bool:
     return False
 
 
-def clickable_environment(ctx: Context, source: Path, build: Path, stage: Path,
+def clickable_environment(ctx: Staging, source: Path, build: Path, stage: Path,
                           arch: bool = True, framework: bool = True) -> dict[str, str]:
     """The variables Clickable sets for a build, with this build's values: where it builds
     and installs, and (``arch``, ``framework``) what it builds for.
@@ -326,7 +326,7 @@ def _tool_output() -> Iterator[None]:
             raise
 
 
-def _staged(ctx: Context, stage: Path, exclude: list[str]) -> Staged:
+def _staged(ctx: Staging, stage: Path, exclude: list[str]) -> Staged:
     settings = ctx.project.settings
     installed = stage / "manifest.json"
     manifest: ManifestSource | None = None

@@ -1,6 +1,6 @@
 """What one build shares between the pipeline and the kinds: a leaf module.
 
-:class:`Context` and :class:`Staged` travel from the pipeline to a kind and
+:class:`Staging` and :class:`Staged` travel from the pipeline to a kind and
 back; the build folder helpers decide where a build writes.  Nothing here
 imports the pipeline or the kinds, so they can all import it.
 """
@@ -24,13 +24,13 @@ from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
 from .settings import Project
 
-__all__ = ["INSTALLING_KINDS", "MARK", "TOOL_BUILD_KINDS", "Context", "Staged",
+__all__ = ["INSTALLING_KINDS", "MARK", "TOOL_BUILD_KINDS", "Staging", "Staged",
            "build_dir_patterns", "clean", "excluded_paths", "expand", "own_build_dir", "real_dir",
            "work_dir"]
 
 
 @dataclass(frozen=True)
-class Context:
+class Staging:
     """Everything a kind needs to stage one build."""
 
     project: Project
@@ -72,7 +72,7 @@ def expand(text: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
-def excluded_paths(ctx: Context) -> list[str]:
+def excluded_paths(ctx: Staging) -> list[str]:
     """Files and folders left out by identity: the manifest, the output and build folders."""
     paths = [ctx.manifest.path] if ctx.manifest and ctx.manifest.path else []
     return paths + ([str(ctx.outdir)] if ctx.outdir else []) + [str(ctx.work)]

@@ -8,13 +8,13 @@ staging folder, whose ``manifest.json`` (if they install one) is the app's manif
 from __future__ import annotations
 
 from ..errors import BuildError, ConfigError
-from .context import Context, Staged, clean, real_dir
+from .context import Staged, Staging, clean, real_dir
 from .steps import SETTINGS, run_steps, stage_folder, staged_folder, step_environment
 
 __all__ = ["stage_custom"]
 
 
-def stage_custom(ctx: Context) -> Staged:
+def stage_custom(ctx: Staging) -> Staged:
     commands = ctx.project.settings.build
     if not commands:
         raise ConfigError(f"{SETTINGS}.build: kind 'custom' needs the shell commands that "

@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from .context import INSTALLING_KINDS, Context, Staged, build_dir_patterns, excluded_paths
+from .context import INSTALLING_KINDS, Staged, Staging, build_dir_patterns, excluded_paths
 from .settings import Project
 
 __all__ = ["KINDS", "OWN_TRANSLATIONS", "builds_for_host", "detect", "requires", "resolve",
            "stage"]
 
 
-def _stage_files(ctx: Context) -> Staged:
+def _stage_files(ctx: Staging) -> Staged:
     from .files import stage_files
 
     s = ctx.project.settings
@@ -28,37 +28,37 @@ def _stage_files(ctx: Context) -> Staged:
     return Staged(stage_files(ctx.source_root, ignores, s.include, excluded_paths(ctx)))
 
 
-def _stage_python(ctx: Context) -> Staged:
+def _stage_python(ctx: Staging) -> Staged:
     from .pysetup import stage_python
 
     return Staged(stage_python(ctx))
 
 
-def _stage_cmake(ctx: Context) -> Staged:
+def _stage_cmake(ctx: Staging) -> Staged:
     from .cmake import stage_cmake
 
     return stage_cmake(ctx)
 
 
-def _stage_qmake(ctx: Context) -> Staged:
+def _stage_qmake(ctx: Staging) -> Staged:
     from .qmake import stage_qmake
 
     return stage_qmake(ctx)
 
 
-def _stage_custom(ctx: Context) -> Staged:
+def _stage_custom(ctx: Staging) -> Staged:
     from .custom import stage_custom
 
     return stage_custom(ctx)
 
 
-def _stage_precompiled(ctx: Context) -> Staged:
+def _stage_precompiled(ctx: Staging) -> Staged:
     from .precompiled import stage_precompiled
 
     return stage_precompiled(ctx)
 
 
-KINDS: dict[str, Callable[[Context], Staged]] = {
+KINDS: dict[str, Callable[[Staging], Staged]] = {
     "qml": _stage_files,
     "html5": _stage_files,
     "python": _stage_python,
@@ -112,7 +112,7 @@ def builds_for_host(project: Project, kind: str) -> bool:
         kind == "precompiled" and ("{arch}" in folder or "{triplet}" in folder))
 
 
-def stage(ctx: Context) -> Staged:
+def stage(ctx: Staging) -> Staged:
     """The libraries, ``prebuild``, the kind's staging, then ``postbuild``."""
     from .steps import SETTINGS, environment_setting, postbuild, run_steps, step_environment
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from .. import _console
 from ..build import Entry, package_timestamp
 from ..errors import BuildError, ConfigError
-from .context import Context, Staged, clean, expand, real_dir
+from .context import Staged, Staging, clean, expand, real_dir
 from .kind_settings import LibrarySettings
 from .steps import SETTINGS, run_steps, run_tool, step_environment
 
@@ -56,7 +56,7 @@ class Libraries:
                     if _SHARED.fullmatch(file) and (path.is_symlink() or path.is_file()):
                         yield file, path
 
-    def pack(self, ctx: Context, staged: Staged) -> Staged:
+    def pack(self, ctx: Staging, staged: Staged) -> Staged:
         """``staged`` with the libraries' shared libraries in ``lib/<triplet>`` (the app's
         own file of the same name wins)."""
         have = {e.arcname for e in staged.entries}
@@ -109,7 +109,7 @@ def _joined(new: list[str], old: str | None) -> str:
     return os.pathsep.join([*new, *filter(None, [old])])
 
 
-def build_libraries(ctx: Context) -> tuple[Context, Libraries]:
+def build_libraries(ctx: Staging) -> tuple[Staging, Libraries]:
     """Build every library; return the context whose environment finds them, and them."""
     libraries = ctx.project.settings.libraries
     if not ctx.triplet:
@@ -131,7 +131,7 @@ def build_libraries(ctx: Context) -> tuple[Context, Libraries]:
     return ctx, Libraries(tuple(prefixes))
 
 
-def _found(ctx: Context, name: str, source: Path, build: Path,
+def _found(ctx: Staging, name: str, source: Path, build: Path,
            prefix: Path) -> dict[str, str]:
     """The build's environment once library ``name`` is installed at ``prefix``."""
     env = dict(ctx.environment)
@@ -146,7 +146,7 @@ def _found(ctx: Context, name: str, source: Path, build: Path,
     return env
 
 
-def _build_one(ctx: Context, name: str, lib: LibrarySettings, source: Path, build: Path,
+def _build_one(ctx: Staging, name: str, lib: LibrarySettings, source: Path, build: Path,
                prefix: Path) -> None:
     where = f"{SETTINGS}.libraries.{name}"
     own = {"NAME": name, "ROOT": str(ctx.project.root), "SRC_DIR": str(source),
@@ -175,7 +175,7 @@ def _build_one(ctx: Context, name: str, lib: LibrarySettings, source: Path, buil
         run_steps(f"{where}.postbuild", lib.postbuild, ctx.project.root, env)
 
 
-def _cmake(ctx: Context, name: str, source: Path, build: Path, prefix: Path,
+def _cmake(ctx: Staging, name: str, source: Path, build: Path, prefix: Path,
            env: dict[str, str], args: list[str]) -> None:
     """Configure, build and install a CMake library into ``prefix``, with the app's
     toolchain (its ``cmake.args`` and ``cmake.define`` name it for a cross build)."""

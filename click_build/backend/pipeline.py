@@ -26,7 +26,7 @@ from ..framework_table import DEFAULT_FRAMEWORK, FrameworkFacts, framework_facts
 from ..hostarch import host_architecture
 from ..placeholders import FRAMEWORK_PLACEHOLDERS, is_placeholder
 from .appmanifest import find_manifest
-from .context import Context, work_dir
+from .context import Staging, work_dir
 from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve, stage
 from .settings import Project
 
@@ -88,7 +88,7 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
     """Build ``project`` (from :func:`~.settings.load_project`) into ``outdir``; return the
     .click path.  ``level``: the gzip level (``click-build build -z``)."""
     from ..timestamps import source_date_epoch
-    from .matrix import build_matrix, toolchain_args, wants_matrix, with_toolchain
+    from .plan import build_matrix, toolchain_args, wants_matrix, with_toolchain
 
     source_date_epoch()  # a bad value stops the build before anything is built or written
     if wants_matrix(project):  # several packages; a PEP 517 frontend hears of the first
@@ -120,7 +120,7 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
         key = (facts.framework if chosen_by else "", arch)
         project = with_toolchain(project, toolchain_args(project, [key])[key])
     with work_dir(project, kind, arch) as work:
-        ctx = Context(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
+        ctx = Staging(project, kind, work, arch, ARCH_TRIPLETS.get(arch, ""), facts, source,
                       Path(outdir), arch_guessed=bool(target.guessed_architecture),
                       architectures=tuple(declared) if isinstance(declared, list) else (),
                       arch_env=arch_env, framework_chosen_by=chosen_by)

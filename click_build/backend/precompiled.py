@@ -16,7 +16,7 @@ import os
 from ..build import Entry, stage_tree
 from ..elf import ARCH_TRIPLETS
 from ..errors import BuildError, ConfigError
-from .context import Context, Staged, build_dir_patterns, excluded_paths
+from .context import Staged, Staging, build_dir_patterns, excluded_paths
 from .files import stage_files
 from .steps import SETTINGS
 
@@ -32,7 +32,7 @@ def _top_patterns(template: str) -> list[str]:
                    for a, t in ARCH_TRIPLETS.items()})
 
 
-def stage_precompiled(ctx: Context) -> Staged:
+def stage_precompiled(ctx: Staging) -> Staged:
     project = ctx.project
     s = project.settings
     template = s.precompiled.dir

@@ -22,7 +22,7 @@ from .. import _console
 from ..build import Entry, stage_tree
 from ..elf import MANYLINUX_MACHINES, scan_elf
 from ..errors import BuildError, ConfigError
-from .context import Context, build_dir_patterns, clean, excluded_paths
+from .context import Staging, build_dir_patterns, clean, excluded_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def pip_command(target: Path, arch: str, python: str, glibc_minor: int | None,
     return [*cmd, *requirements]
 
 
-def vendor(ctx: Context, target: Path) -> None:
+def vendor(ctx: Staging, target: Path) -> None:
     """Install ``[project].dependencies`` into ``target`` for the device.
 
     The device's Python comes from the framework (20.04: 3.8, 24.04: 3.12) and the
@@ -147,7 +147,7 @@ def vendor(ctx: Context, target: Path) -> None:
     trees[first].rename(target)
 
 
-def _vendor_for(ctx: Context, target: Path, arch: str, python: str) -> None:
+def _vendor_for(ctx: Staging, target: Path, arch: str, python: str) -> None:
     """pip's install for one architecture, or the same tree from the cache (which
     :mod:`.vendor_cache` checks as it copies); what pip installed is kept there."""
     from .vendor_cache import entry_key, open_cache
@@ -216,7 +216,7 @@ def _check_vendored(target: Path, arch: str, python: str) -> None:
                 f"{info.description}, but the package is for {arch}")
 
 
-def stage_python(ctx: Context) -> list[Entry]:
+def stage_python(ctx: Staging) -> list[Entry]:
     """Data files of the tree + the app's packages + vendored dependencies."""
     from .files import prefixed, stage_files
 

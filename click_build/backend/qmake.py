@@ -33,7 +33,7 @@ from .. import _console
 from ..build import package_timestamp
 from ..errors import BuildError, ConfigError
 from ..hostarch import host_architecture
-from .context import Context, Staged, build_dir_patterns, clean, expand, real_dir
+from .context import Staged, Staging, build_dir_patterns, clean, expand, real_dir
 from .steps import SETTINGS, run_tool, stage_folder, staged_folder, step_environment
 
 __all__ = ["project_file", "qmake_environment", "qmake_install", "spec_args", "stage_qmake"]
@@ -79,7 +79,7 @@ def project_file(root: Path, setting: str) -> str:
                       "one to build (qmake.project = \"...\")")
 
 
-def spec_args(ctx: Context) -> list[str]:
+def spec_args(ctx: Staging) -> list[str]:
     """The qmake arguments that choose the target: none for this machine.  Another
     architecture is refused until the sysroot's generated mkspec is wired in here."""
     host = host_architecture()
@@ -92,7 +92,7 @@ def spec_args(ctx: Context) -> list[str]:
         "architecture, or use the cmake kind with a toolchain file")
 
 
-def _features(ctx: Context, folder: Path) -> Path:
+def _features(ctx: Staging, folder: Path) -> Path:
     """A folder of qmake features for this build (``ubuntu-click.prf``)."""
     real_dir(folder)
     lib = f"/lib/{ctx.triplet}" if ctx.triplet else "/lib"
@@ -108,7 +108,7 @@ def _features(ctx: Context, folder: Path) -> Path:
     return folder
 
 
-def qmake_environment(ctx: Context, env: dict[str, str]) -> dict[str, str]:
+def qmake_environment(ctx: Staging, env: dict[str, str]) -> dict[str, str]:
     """``env`` with what qmake runs with: the ``ubuntu-click`` feature, the architecture
     ``dpkg-architecture`` answers, Qt 5."""
     out = dict(env)
@@ -126,7 +126,7 @@ def qmake_environment(ctx: Context, env: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def qmake_install(ctx: Context, pro: Path, build: Path, install_root: Path,
+def qmake_install(ctx: Staging, pro: Path, build: Path, install_root: Path,
                   env: dict[str, str], args: list[str], make_args: list[str],
                   label: str) -> None:
     """qmake, make, ``make INSTALL_ROOT=install_root install`` for ``pro`` in ``build``
@@ -148,7 +148,7 @@ def qmake_install(ctx: Context, pro: Path, build: Path, install_root: Path,
              f"make install ({label}, build folder {build})")
 
 
-def stage_qmake(ctx: Context) -> Staged:
+def stage_qmake(ctx: Staging) -> Staged:
     """Configure with qmake, build with make, install into ``<build>/stage``; stage that."""
     from .mirror import mirror_sources
 

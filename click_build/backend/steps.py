@@ -29,7 +29,7 @@ from ..build import Entry, stage_tree
 from ..errors import BuildError
 from ..placeholders import ManifestSource, read_manifest_file
 from ..staging import open_staged
-from .context import Context, Staged, clean, expand
+from .context import Staged, Staging, clean, expand
 
 __all__ = ["SETTINGS", "environment_setting", "expand", "postbuild", "run_steps", "run_tool",
            "stage_folder", "staged_folder", "step_environment"]
@@ -37,12 +37,12 @@ __all__ = ["SETTINGS", "environment_setting", "expand", "postbuild", "run_steps"
 SETTINGS = "pyproject.toml: tool.click-build"
 
 
-def stage_folder(ctx: Context) -> Path:
+def stage_folder(ctx: Staging) -> Path:
     """The staging folder of a build (``$INSTALL_DIR``, ``$CLICK_BUILD_STAGE``)."""
     return ctx.work / "stage"
 
 
-def step_environment(ctx: Context, build: Path, source: Path | None = None,
+def step_environment(ctx: Staging, build: Path, source: Path | None = None,
                      extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a step: this process's, Clickable's variables with this build's
     values (``source``: ``ROOT``, default the project), ``CLICK_BUILD_STAGE``, and the
@@ -110,7 +110,7 @@ def run_tool(argv: Sequence[str], cwd: Path, env: Mapping[str, str], what: str) 
 
 # ----------------------------------------------------------------- postbuild ---
 
-def postbuild(ctx: Context, staged: Staged) -> Staged:
+def postbuild(ctx: Staging, staged: Staged) -> Staged:
     """Run the ``postbuild`` steps on the staging folder and stage it again."""
     commands = ctx.project.settings.postbuild
     if not commands:
@@ -124,7 +124,7 @@ def postbuild(ctx: Context, staged: Staged) -> Staged:
                          "in the staging folder after postbuild")
 
 
-def _materialise(ctx: Context, staged: Staged, stage: Path) -> None:
+def _materialise(ctx: Staging, staged: Staged, stage: Path) -> None:
     """Copy a tree staged in place into ``stage``, times included, with its manifest file."""
     clean(stage)
     stage.mkdir(parents=True)
@@ -150,7 +150,7 @@ def _materialise(ctx: Context, staged: Staged, stage: Path) -> None:
         os.utime(stage / e.arcname, (e.mtime, e.mtime), follow_symlinks=False)
 
 
-def staged_folder(ctx: Context, stage: Path, manifest: ManifestSource | None,
+def staged_folder(ctx: Staging, stage: Path, manifest: ManifestSource | None,
                   what: str) -> Staged:
     """The tree of a staging folder, its own ``manifest.json`` (or ``.json.in``), if it has
     one, taking the place of ``manifest``; ``what`` says how it got there, for messages
@@ -180,7 +180,7 @@ def _regular(path: Path) -> bool:
         return False
 
 
-def environment_setting(ctx: Context) -> dict[str, str]:
+def environment_setting(ctx: Staging) -> dict[str, str]:
     """The ``env`` setting, its values' Clickable placeholders (``${ROOT}``) and
     environment variables in braces replaced."""
     values = step_environment(ctx, ctx.work)

@@ -183,7 +183,7 @@ def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries:
 
     from ..errors import ConfigError
     from ..manifest import FRAMEWORK_RE
-    from ..matrix import Plan, build_targets, expand_names, suffix_for
+    from ..targets import Plan, build_targets, expand_names, suffix_for
 
     frameworks = expand_names(args.framework)
     for fw in frameworks:

@@ -2,7 +2,7 @@
 
 Each target is staged as a single build is (its own framework facts, so the
 python kind vendors that framework's wheels; its own build folder and toolchain
-for cmake), then the core's :func:`click_build.matrix.build_targets` prepares
+for cmake), then the core's :func:`click_build.targets.build_targets` prepares
 them all, checks the stores' rules across them and only then writes any.
 """
 
@@ -25,9 +25,9 @@ from ..finish import (
 )
 from ..hostarch import host_architecture
 from ..manifest import FRAMEWORK_RE
-from ..matrix import Plan, build_targets, expand_names, suffix_for, target_label
+from ..targets import Plan, build_targets, expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
-from .context import Context, work_dir
+from .context import Staging, work_dir
 from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve, stage
 from .settings import Project
 
@@ -184,7 +184,7 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
             folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
             work = stack.enter_context(work_dir(built, kind, folder))
             _console.info(f"* Staging {target_label(fw, build_arch)}")
-            ctx = Context(built, kind, work, build_arch, ARCH_TRIPLETS.get(build_arch, ""),
+            ctx = Staging(built, kind, work, build_arch, ARCH_TRIPLETS.get(build_arch, ""),
                           facts, source, Path(outdir))
             staged = stage(ctx)
             found = staged.manifest or source
