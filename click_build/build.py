@@ -20,11 +20,13 @@ from .archive import (
     write_ar_header,
     write_ar_member,
 )
+from .atomicfile import AtomicFile, new_file_mode
 from .datatree import path_problem
 from .elf import HEADER_SIZE, ElfInfo, parse_elf_header
 from .errors import ArchiveError, BuildError, ClickError
 from .manifest import Manifest
 from .md5check import md5_for
+from .pkgfile import anonymous_file
 from .spec import CLICK_VERSION, STATIC_PREINST
 from .staging import (
     DEFAULT_IGNORES,
@@ -262,8 +264,8 @@ def build_click(
 ) -> str:
     """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
 
-    The result appears atomically (see :class:`_Output`): nothing is under the
-    package's name until it is complete and ``check`` has passed.
+    The result appears atomically (:class:`~click_build.atomicfile.AtomicFile`): nothing
+    is under the package's name until it is complete and ``check`` has passed.
     ``manifest_size``: the bytes of the manifest.json that was in the tree
     (see :func:`installed_size_kib`).  ``level`` is the gzip level of both
     archives (0-9).  ``decide``: called once the data is packed, with the ELF
@@ -286,7 +288,7 @@ def build_click(
     label = (f"packing {manifest.filename}" if decide is None
              else f"packing {manifest.name} {manifest.version}")
     try:
-        with _anonymous_file(outdir) as data:
+        with anonymous_file(outdir) as data:
             md5sums = _write_data(entries, data, stamp, label, level, code, kept)
             if decide is not None:
                 assert code is not None
@@ -305,7 +307,7 @@ def build_click(
                 stamp,
                 level,
             )
-            with _Output(outdir, manifest.filename) as output:
+            with AtomicFile(target, new_file_mode(0o644)) as output:
                 out = output.file
                 out.write(b"!<arch>\n")
                 write_ar_member(out, "debian-binary", b"2.0\n", stamp)
@@ -316,7 +318,7 @@ def build_click(
                 copy_range(data, out, data_size)
                 if data_size % 2:
                     out.write(b"\n")
-                output.publish(target, check)
+                output.publish(None if check is None else lambda temp: check(temp, target))
     except ClickError:
         raise
     except OSError as e:
@@ -331,74 +333,6 @@ def _checked_stamp(mtime: int | None) -> int:
     if not 0 <= mtime <= MAX_EPOCH:
         raise BuildError(f"package time {mtime} is not from 0 to {MAX_EPOCH}")
     return mtime
-
-
-class _Output:
-    """The package file being written, given its name only when complete and checked.
-
-    It is written as a hidden ``.NAME.<random>.tmp`` beside its final place and
-    renamed (atomically) once complete and checked; an error or a failed check
-    removes it.  So no build, stopped at any moment, leaves a package partial
-    or unchecked under a package's name.
-    """
-
-    def __init__(self, directory: str, final: str) -> None:
-        fd, self.name = _temp_name(directory, final)
-        self.file: BinaryIO = os.fdopen(fd, "w+b")
-        self.done = False
-
-    def publish(self, target: str, check: Callable[[str, str], object] | None) -> None:
-        self.file.flush()
-        os.fchmod(self.file.fileno(), 0o644 & ~_umask())
-        if check is not None:
-            check(self.name, target)
-        os.replace(self.name, target)
-        self.done = True
-
-    def __enter__(self) -> _Output:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
-        if not self.done:
-            _unlink_quietly(self.name)
-
-
-def _anonymous_file(directory: str) -> BinaryIO:
-    """A nameless scratch file on the output's file system (O_TMPFILE when there is one)."""
-    flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)
-    if hasattr(os, "O_TMPFILE"):
-        try:
-            return os.fdopen(os.open(directory, flags | os.O_TMPFILE, 0o600), "w+b")
-        except OSError:
-            pass  # file systems without O_TMPFILE support
-    fd, name = _temp_name(directory, "data")
-    os.unlink(name)
-    return os.fdopen(fd, "w+b")
-
-
-def _temp_name(directory: str, final: str) -> tuple[int, str]:
-    """Create ``.FINAL.<random>.tmp`` exclusively; the caller renames or removes it."""
-    for _ in range(100):
-        name = os.path.join(directory, f".{final}.{os.urandom(4).hex()}.tmp")
-        try:
-            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600), name
-        except FileExistsError:
-            continue
-    raise BuildError(f"cannot create a temporary file in {directory}")
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def build_source(
@@ -428,9 +362,9 @@ def build_source(
                            dev=st.st_dev, ino=st.st_ino)
     staged = _complete([*entries, manifest_entry], stamp)
     try:
-        with _Output(outdir, name) as output:
+        with AtomicFile(target, new_file_mode(0o644)) as output:
             _write_data(staged, output.file, stamp, f"packing {name}", level)
-            output.publish(target, None)
+            output.publish()
     except ClickError:
         raise
     except OSError as e:
