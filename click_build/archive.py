@@ -476,59 +476,48 @@ class TarWriter:
     ) -> None:
         """Copy exactly ``size`` bytes of ``source``; refuse a file that changed size.
 
-        ``mtime``: the time, or a function that gives it once every byte has
-        passed ``on_chunk`` (a time derived from the content).  The header comes
-        before the data, so a file of up to :data:`READ_CHUNK` bytes is then read
-        before its header is written, and a larger one gets its header through
-        :meth:`GzipBlockWriter.reserve`: a single read either way, and memory
-        bounded by one chunk.
+        ``on_chunk`` sees each chunk read; ``mtime``: see :meth:`begin_file`.
         """
-        if not callable(mtime):
-            self._write(tar_header(name, b"0", mode, size, mtime))
-            self._copy(name, source, size, on_chunk)
-        elif size <= READ_CHUNK:
-            data = source.read(size) if size else b""
-            while len(data) < size:
-                more = source.read(size - len(data))
-                if not more:
-                    raise ArchiveError(f"{name}: file shrank while it was being packed")
-                data += more
-            if source.read(1):
-                raise ArchiveError(f"{name}: file grew while it was being packed")
-            if on_chunk is not None and data:
-                on_chunk(data)
-            self._write(tar_header(name, b"0", mode, size, mtime()))
-            self._copy(name, io.BytesIO(data), size, None)
-        else:
-            if self._gzip is None:
-                raise ArchiveError(f"{name}: a time from the content needs the gzip writer")
-            names, _ = _tar_header_parts(name, b"0", mode, size, 0)
-            self._write(names)
-            slot = self._gzip.reserve(TAR_BLOCK)
-            self._written += TAR_BLOCK
-            self._copy(name, source, size, on_chunk)
-            self._gzip.fill(slot, _tar_header_parts(name, b"0", mode, size, mtime())[1])
-
-    def _copy(self, name: str, source: BinaryIO, size: int,
-              on_chunk: Callable[[bytes], object] | None) -> None:
+        member = self.begin_file(name, size, mode, mtime)
         remaining = size
         while remaining:
             chunk = source.read(min(remaining, READ_CHUNK))
             if not chunk:
                 raise ArchiveError(f"{name}: file shrank while it was being packed")
-            # Every MiB is judged on its own: one verdict for a whole file stored a
-            # 200 MB file whose first MiB was compressed data and the rest zeros or
-            # text (twice the original's package).  A short tail keeps the verdict.
-            if self._gzip is not None and len(chunk) >= STORE_PROBE_MIN:
-                self._gzip.store_next(looks_incompressible(chunk))
             if on_chunk is not None:
                 on_chunk(chunk)
-            self._write(chunk)
+            member.write(chunk)
             remaining -= len(chunk)
-        if self._gzip is not None:
-            self._gzip.store_next(False)
         if source.read(1):
             raise ArchiveError(f"{name}: file grew while it was being packed")
+        member.end()
+
+    def begin_file(self, name: str, size: int, mode: int,
+                   mtime: int | Callable[[], int]) -> TarMemberWriter:
+        """A member whose ``size`` bytes the caller pushes (several archives can then be
+        fed from one read of a file): :meth:`TarMemberWriter.write` each chunk of at most
+        :data:`READ_CHUNK` bytes, then :meth:`TarMemberWriter.end`.
+
+        ``mtime``: the time, or a function that gives it once every byte has been
+        pushed (a time derived from the content).  The header comes before the
+        data, so a file of up to :data:`READ_CHUNK` bytes is then held before its
+        header is written, and a larger one gets its header through
+        :meth:`GzipBlockWriter.reserve`: a single read either way, and memory
+        bounded by one chunk.
+        """
+        return TarMemberWriter(self, name, size, mode, mtime)
+
+    def _data(self, chunk: bytes) -> None:
+        # Every MiB is judged on its own: one verdict for a whole file stored a
+        # 200 MB file whose first MiB was compressed data and the rest zeros or
+        # text (twice the original's package).  A short tail keeps the verdict.
+        if self._gzip is not None and len(chunk) >= STORE_PROBE_MIN:
+            self._gzip.store_next(looks_incompressible(chunk))
+        self._write(chunk)
+
+    def _data_end(self, size: int) -> None:
+        if self._gzip is not None:
+            self._gzip.store_next(False)
         if size % TAR_BLOCK:
             self._write(b"\0" * (TAR_BLOCK - size % TAR_BLOCK))
 
@@ -536,4 +525,52 @@ class TarWriter:
         self._write(b"\0" * (2 * TAR_BLOCK))
         if self._written % TAR_RECORD:
             self._write(b"\0" * (TAR_RECORD - self._written % TAR_RECORD))
+
+
+class TarMemberWriter:
+    """One regular file of a :class:`TarWriter`, its data pushed a chunk at a time."""
+
+    __slots__ = ("_held", "_mtime", "_name", "_mode", "_pushed", "_size", "_slot", "_tar")
+
+    def __init__(self, tar: TarWriter, name: str, size: int, mode: int,
+                 mtime: int | Callable[[], int]) -> None:
+        self._tar, self._name, self._size, self._mode, self._mtime = tar, name, size, mode, mtime
+        self._pushed = 0
+        self._held: bytearray | None = None  # a small file's data, until its time is known
+        self._slot: Slot | None = None  # a large file's header, filled in at the end
+        if not callable(mtime):
+            tar._write(tar_header(name, b"0", mode, size, mtime))
+        elif size <= READ_CHUNK:
+            self._held = bytearray()
+        else:
+            if tar._gzip is None:
+                raise ArchiveError(f"{name}: a time from the content needs the gzip writer")
+            names, _ = _tar_header_parts(name, b"0", mode, size, 0)
+            tar._write(names)
+            self._slot = tar._gzip.reserve(TAR_BLOCK)
+            tar._written += TAR_BLOCK
+
+    def write(self, chunk: bytes) -> None:
+        self._pushed += len(chunk)
+        if self._pushed > self._size:
+            raise ArchiveError(f"{self._name}: file grew while it was being packed")
+        if self._held is not None:
+            self._held += chunk
+        else:
+            self._tar._data(chunk)
+
+    def end(self) -> None:
+        if self._pushed < self._size:
+            raise ArchiveError(f"{self._name}: file shrank while it was being packed")
+        tar = self._tar
+        if self._held is not None:
+            assert callable(self._mtime)
+            tar._write(tar_header(self._name, b"0", self._mode, self._size, self._mtime()))
+            if self._held:
+                tar._data(bytes(self._held))
+        tar._data_end(self._size)
+        if self._slot is not None:
+            assert tar._gzip is not None and callable(self._mtime)
+            tar._gzip.fill(self._slot, _tar_header_parts(self._name, b"0", self._mode,
+                                                         self._size, self._mtime())[1])
 

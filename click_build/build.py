@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _console, deflate
 from .archive import (
+    READ_CHUNK,
     GzipBlockWriter,
     TarWriter,
     copy_range,
@@ -59,6 +60,8 @@ __all__ = [
     "IgnoreRules",
     "SOURCE_IGNORES",
     "Entry",
+    "Packed",
+    "Packing",
     "build_click",
     "build_source",
     "check_output_dir",
@@ -69,6 +72,7 @@ __all__ = [
     "package_timestamp",
     "source_date_epoch",
     "stage_tree",
+    "write_package",
 ]
 
 _DIR_SIZE = 4096  # what du --apparent-size counts per directory on ext4
@@ -126,74 +130,138 @@ def _gzip_tar(out: BinaryIO, mtime: int, level: int) -> tuple[GzipBlockWriter, T
     return gz, TarWriter(gz, gz)  # type: ignore[arg-type]
 
 
-def _write_data(
-    entries: Sequence[Entry], out: BinaryIO, mtime: int, label: str, level: int = COMPRESS_LEVEL,
-    code: dict[str, ElfInfo] | None = None, kept: Mapping[str, bytes] | None = None,
-) -> list[tuple[str, str]]:
-    """Stream data.tar.gz; return (md5, path) for every regular file.
+class Packed:
+    """One package's ``data.tar.gz``, packed into a nameless file beside the output.
 
-    Each file is opened by :func:`~click_build.staging.open_staged` (in its
-    folder, no link followed, the file the walk saw) and gets the time its
-    content gives (:func:`~click_build.timestamps.content_time`, below
-    ``mtime``; an older time of its entry is kept).  ``code``: filled with
-    the ELF code among the files (arcname -> header), read from the first
-    bytes that are packed anyway.  ``kept``: files already read by the caller
-    (source path -> bytes), packed from those bytes.
+    ``entries``: the package's entries, completed and in archive order; ``md5sums``:
+    (md5, path) of every regular file; ``code``: the ELF code among them (arcname ->
+    header, noted from the bytes packed); ``size``: the bytes of ``data``.
     """
-    gz, tar = _gzip_tar(out, mtime, level)
-    md5 = md5_for(sum(e.size for e in entries if e.kind == "file"))
-    md5sums: list[tuple[str, str]] = []
-    tar.add_dir("./", 0o755, mtime)
-    kept = kept or {}
-    with _console.Progress(label, len(entries)) as progress, Folders() as folders:
-        for e in entries:
-            name = "./" + e.arcname
-            if e.kind == "dir":
-                tar.add_dir(name, e.mode, e.mtime)
-            elif e.kind == "symlink":
-                tar.add_symlink(name, e.target, e.mtime)
-            else:
-                assert e.source is not None
-                digest = md5()
-                on_chunk: Callable[[bytes], object] = digest.update
-                if code is not None:
-                    on_chunk = _ElfSniffer(e.arcname, code, digest.update)
 
-                def file_time(e: Entry = e, digest: Any = digest) -> int:
-                    return min(e.mtime, content_time(mtime, digest.digest()))
+    __slots__ = ("code", "data", "entries", "md5sums", "size")
 
-                try:
-                    data = kept.get(e.source)
-                    with open_staged(e, folders) if data is None else io.BytesIO(data) as f:
-                        tar.add_file(name, f, e.size, e.mode, file_time, on_chunk)
-                except OSError as err:
-                    raise BuildError(f"{e.source}: cannot read: {err.strerror}") from None
-                except ArchiveError as err:
-                    raise BuildError(f"{e.source}: {err}") from None
-                md5sums.append((digest.hexdigest(), e.arcname))
+    def __init__(self, entries: list[Entry], data: BinaryIO) -> None:
+        self.entries = entries
+        self.data = data
+        self.md5sums: list[tuple[str, str]] = []
+        self.code: dict[str, ElfInfo] = {}
+        self.size = 0
+
+
+class Packing:
+    """``with Packing(lists, outdir, stamp) as packed:`` each list of entries packed into
+    its own :class:`Packed`, reading each staged file once however many lists hold it.
+
+    The lists are walked together in archive order; a file that several of them pack
+    (the same source at the same path: a build for several frameworks of one tree) is
+    read once and each chunk goes to every archive that packs it, as do its md5 sum,
+    its time from the content and its ELF header.  Each file is opened by
+    :func:`~click_build.staging.open_staged` (in its folder, no link followed, the file
+    the walk saw) and gets the time its content gives
+    (:func:`~click_build.timestamps.content_time`, below ``stamp``; an older time of its
+    entry is kept).  ``kept``: files already read by the caller (source path -> bytes),
+    packed from those bytes.  The nameless files close when the block ends.
+    """
+
+    def __init__(self, lists: Sequence[Sequence[Entry]], outdir: str, stamp: int,
+                 level: int = COMPRESS_LEVEL, kept: Mapping[str, bytes] | None = None,
+                 label: str = "packing") -> None:
+        check_level(level)
+        self.packed: list[Packed] = []
+        try:
+            for entries in lists:
+                complete = _complete(entries, stamp)
+                _check_has_files(complete)
+                self.packed.append(Packed(complete, anonymous_file(outdir)))
+            _pack(self.packed, stamp, level, kept or {}, label)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        for p in self.packed:
+            p.data.close()
+
+    def __enter__(self) -> list[Packed]:
+        return self.packed
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _pack(packs: Sequence[Packed], stamp: int, level: int, kept: Mapping[str, bytes],
+          label: str) -> None:
+    writers = [_gzip_tar(p.data, stamp, level) for p in packs]
+    by_name = [{e.arcname: e for e in p.entries} for p in packs]
+    names = sorted({e.arcname for p in packs for e in p.entries}, key=_name_order)
+    files = sum(e.size for p in packs for e in p.entries if e.kind == "file")
+    md5 = md5_for(files)
+    for _gz, tar in writers:
+        tar.add_dir("./", 0o755, stamp)
+    with _console.Progress(label, len(names)) as progress, Folders() as folders:
+        for arcname in names:
+            name = "./" + arcname
+            readers: dict[str, list[int]] = {}  # source -> the packs that hold it here
+            for i, table in enumerate(by_name):
+                e = table.get(arcname)
+                if e is None:
+                    continue
+                tar = writers[i][1]
+                if e.kind == "dir":
+                    tar.add_dir(name, e.mode, e.mtime)
+                elif e.kind == "symlink":
+                    tar.add_symlink(name, e.target, e.mtime)
+                else:
+                    assert e.source is not None
+                    readers.setdefault(e.source, []).append(i)
+            for source, which in readers.items():
+                _pack_file(name, [(packs[i], by_name[i][arcname], writers[i][1]) for i in which],
+                           stamp, md5(), kept.get(source), folders)
             progress.advance()
-    tar.close()
-    gz.close()
-    return md5sums
+    for p, (gz, tar) in zip(packs, writers):
+        tar.close()
+        gz.close()
+        p.size = p.data.tell()
 
 
-class _ElfSniffer:
-    """Passes each chunk on, and notes an ELF header in the first one (every file
-    is read once: the architecture scan shares the archive writer's read)."""
+def _pack_file(name: str, into: list[tuple[Packed, Entry, TarWriter]], stamp: int,
+               digest: Any, data: bytes | None, folders: Folders) -> None:
+    """One staged file, read once, into every archive of ``into``."""
+    first = into[0][1]
+    assert first.source is not None
+    try:
+        members = []
+        for _p, e, tar in into:
+            def file_time(e: Entry = e) -> int:
+                return min(e.mtime, content_time(stamp, digest.digest()))
 
-    __slots__ = ("arcname", "code", "update", "first")
-
-    def __init__(self, arcname: str, code: dict[str, ElfInfo],
-                 update: Callable[[bytes], object]) -> None:
-        self.arcname, self.code, self.update, self.first = arcname, code, update, True
-
-    def __call__(self, chunk: bytes) -> None:
-        if self.first:
-            self.first = False
-            info = parse_elf_header(chunk[:HEADER_SIZE])
-            if info is not None and info.is_code:
-                self.code[self.arcname] = info
-        self.update(chunk)
+            members.append(tar.begin_file(name, e.size, e.mode, file_time))
+        with open_staged(first, folders) if data is None else io.BytesIO(data) as f:
+            remaining, head = first.size, True
+            while remaining:
+                chunk = f.read(min(remaining, READ_CHUNK))
+                if not chunk:
+                    raise ArchiveError(f"{name}: file shrank while it was being packed")
+                if head:
+                    head = False
+                    info = parse_elf_header(chunk[:HEADER_SIZE])
+                    if info is not None and info.is_code:
+                        for p, e, _tar in into:
+                            p.code[e.arcname] = info
+                digest.update(chunk)
+                for member in members:
+                    member.write(chunk)
+                remaining -= len(chunk)
+            if f.read(1):
+                raise ArchiveError(f"{name}: file grew while it was being packed")
+        for member in members:
+            member.end()
+    except OSError as err:
+        raise BuildError(f"{first.source}: cannot read: {err.strerror}") from None
+    except ArchiveError as err:
+        raise BuildError(f"{first.source}: {err}") from None
+    for p, e, _tar in into:
+        p.md5sums.append((digest.hexdigest(), e.arcname))
 
 
 def _control_tar(files: list[tuple[str, bytes, int]], mtime: int, level: int) -> bytes:
@@ -258,67 +326,70 @@ def build_click(
     mtime: int | None = None,
     manifest_size: int = 0,
     level: int = COMPRESS_LEVEL,
-    decide: Callable[[dict[str, ElfInfo]], tuple[Manifest, int]] | None = None,
     kept: Mapping[str, bytes] | None = None,
     check: Callable[[str, str], object] | None = None,
 ) -> str:
-    """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path.
+    """Write ``NAME_VERSION_ARCH.click`` into ``outdir`` and return its path: the data
+    packed (:class:`Packing`), then the package written (:func:`write_package`).
 
-    The result appears atomically (:class:`~click_build.atomicfile.AtomicFile`): nothing
-    is under the package's name until it is complete and ``check`` has passed.
-    ``manifest_size``: the bytes of the manifest.json that was in the tree
-    (see :func:`installed_size_kib`).  ``level`` is the gzip level of both
-    archives (0-9).  ``decide``: called once the data is packed, with the ELF
-    code found in it (arcname -> header, from the bytes packed: each file is
-    read once); it returns the final manifest and ``manifest_size``, and
-    ``manifest`` only names the package while it is packed.  ``kept``: files
-    the caller has read already (source path -> bytes), packed from those.
-    ``check(path, final)``: called on the complete package (at ``path``, to be
-    named ``final``) before it gets its name; raising stops the build and
-    leaves nothing behind (the build's review).
+    ``manifest_size``: the bytes of the manifest.json that was in the tree (see
+    :func:`installed_size_kib`).  ``level`` is the gzip level of both archives (0-9).
+    ``kept``: files the caller has read already (source path -> bytes), packed from
+    those.  ``check``: see :func:`write_package`.
     """
     check_level(level)
     outdir = os.fspath(outdir)
     check_output_dir(outdir)
     stamp = _checked_stamp(mtime)
-    entries = _complete(entries, stamp)
-    _check_has_files(entries)
-    target = os.path.join(outdir, manifest.filename)
-    code: dict[str, ElfInfo] | None = None if decide is None else {}
-    label = (f"packing {manifest.filename}" if decide is None
-             else f"packing {manifest.name} {manifest.version}")
     try:
-        with anonymous_file(outdir) as data:
-            md5sums = _write_data(entries, data, stamp, label, level, code, kept)
-            if decide is not None:
-                assert code is not None
-                manifest, manifest_size = decide(code)
-                target = os.path.join(outdir, manifest.filename)
-            kib = installed_size_kib(entries, manifest_size)
-            data_size = data.tell()
-            control = _control_tar(
-                [
-                    ("control", control_text(manifest, kib).encode("utf-8"), 0o644),
-                    ("manifest", manifest.control_manifest_bytes(kib), 0o644),
-                    ("md5sums", "".join(f"{h}  {p}\n" for h, p in md5sums).encode(
-                        "utf-8", "surrogateescape"), 0o644),
-                    ("preinst", STATIC_PREINST, 0o755),
-                ],
-                stamp,
-                level,
-            )
-            with AtomicFile(target, new_file_mode(0o644)) as output:
-                out = output.file
-                out.write(b"!<arch>\n")
-                write_ar_member(out, "debian-binary", b"2.0\n", stamp)
-                write_ar_member(out, "_click-binary", f"{CLICK_VERSION}\n".encode(), stamp)
-                write_ar_member(out, "control.tar.gz", control, stamp)
-                write_ar_header(out, "data.tar.gz", data_size, stamp)
-                data.seek(0)
-                copy_range(data, out, data_size)
-                if data_size % 2:
-                    out.write(b"\n")
-                output.publish(None if check is None else lambda temp: check(temp, target))
+        with Packing([entries], outdir, stamp, level, kept,
+                     f"packing {manifest.filename}") as (packed,):
+            return write_package(manifest, packed, outdir, stamp, manifest_size, level, check)
+    except ClickError:
+        raise
+    except OSError as e:
+        raise BuildError(f"cannot write {os.path.join(outdir, manifest.filename)}: "
+                         f"{e.strerror}") from None
+
+
+def write_package(manifest: Manifest, packed: Packed, outdir: str, stamp: int,
+                  manifest_size: int = 0, level: int = COMPRESS_LEVEL,
+                  check: Callable[[str, str], object] | None = None) -> str:
+    """The package of ``manifest`` around its packed data, in ``outdir``: its path.
+
+    The control archive is made from the manifest and what the packing counted, then
+    the ar container; the result appears atomically
+    (:class:`~click_build.atomicfile.AtomicFile`): nothing is under the package's name
+    until it is complete and ``check`` has passed.  ``check(path, final)``: called on the
+    complete package (at ``path``, to be named ``final``) before it gets its name;
+    raising stops the build and leaves nothing behind (the build's review).
+    """
+    target = os.path.join(outdir, manifest.filename)
+    kib = installed_size_kib(packed.entries, manifest_size)
+    control = _control_tar(
+        [
+            ("control", control_text(manifest, kib).encode("utf-8"), 0o644),
+            ("manifest", manifest.control_manifest_bytes(kib), 0o644),
+            ("md5sums", "".join(f"{h}  {p}\n" for h, p in packed.md5sums).encode(
+                "utf-8", "surrogateescape"), 0o644),
+            ("preinst", STATIC_PREINST, 0o755),
+        ],
+        stamp,
+        level,
+    )
+    try:
+        with AtomicFile(target, new_file_mode(0o644)) as output:
+            out = output.file
+            out.write(b"!<arch>\n")
+            write_ar_member(out, "debian-binary", b"2.0\n", stamp)
+            write_ar_member(out, "_click-binary", f"{CLICK_VERSION}\n".encode(), stamp)
+            write_ar_member(out, "control.tar.gz", control, stamp)
+            write_ar_header(out, "data.tar.gz", packed.size, stamp)
+            packed.data.seek(0)
+            copy_range(packed.data, out, packed.size)
+            if packed.size % 2:
+                out.write(b"\n")
+            output.publish(None if check is None else lambda temp: check(temp, target))
     except ClickError:
         raise
     except OSError as e:
@@ -363,7 +434,7 @@ def build_source(
     staged = _complete([*entries, manifest_entry], stamp)
     try:
         with AtomicFile(target, new_file_mode(0o644)) as output:
-            _write_data(staged, output.file, stamp, f"packing {name}", level)
+            _pack([Packed(staged, output.file)], stamp, level, {}, f"packing {name}")
             output.publish()
     except ClickError:
         raise
@@ -374,5 +445,9 @@ def build_source(
 
 def _tar_order(e: Entry) -> list[str]:
     """Depth-first order with sorted siblings, as stage_tree walks."""
-    return e.arcname.split("/")
+    return _name_order(e.arcname)
+
+
+def _name_order(arcname: str) -> list[str]:
+    return arcname.split("/")
 

@@ -1,24 +1,32 @@
-"""The finishing stage: a staged tree -> a checked, written and reviewed ``.click``.
+"""The finishing stage: staged trees -> checked, written and reviewed ``.click`` files.
 
 Every build route only stages a tree its own way (the backend's kinds,
-``click-build build DIR``, the CMake module's install) and then calls
-:func:`finish`, so the same tree gives the same package and the same findings
-whichever route built it.  In order:
+``click-build build DIR``, the CMake module's install) and then hands it here as
+a :class:`Job`, so the same tree gives the same package and the same findings
+whichever route built it.  A single build is a list of one job; a build for
+several targets (frameworks, architectures) a longer one, and each staged file is
+read once for all of them.  :func:`finish_jobs` runs, in order:
 
-1. choose the framework and the declared architecture, refusing settings
-   that contradict the manifest (:func:`choose_framework`,
-   :func:`declared_architecture`);
-2. decide the architecture from the ELF files (:func:`decide_architecture`);
-3. fill the manifest's placeholders and the AppArmor ``policy_version``;
-   compile the translations (``po/LANG.po`` -> ``share/locale``, translated
-   desktop files: :mod:`click_build.i18n`);
-4. check the hook targets and every folder the desktop files, the hooks and
-   the QML entry point refer to (:func:`~click_build.tree_checks.check_tree`):
-   a package that silently lost one is never written;
-5. write the archive (:func:`click_build.build.build_click`);
-6. review it (:func:`review_built`), complete but not yet under its name:
-   errors fail the build, and nothing is left, unless the review mode is
-   ``report``; ``strict`` fails on warnings too.
+1. for each job, its choice (:func:`~click_build.choices.choose`: the framework
+   and the declared architecture, made once, here or by the route before staging),
+   its manifest rendered for the declared architecture (``all`` while the compiled
+   files have not decided), the files the build generates (the AppArmor
+   ``policy_version`` filled in, ``po/LANG.po`` compiled: :mod:`click_build.i18n`)
+   and the tree checks (:func:`~click_build.tree_checks.check_tree`: hook files,
+   and every folder the desktop files, the hooks and the QML entry point name; a
+   package that silently lost one is never written) -- :func:`prepare`;
+2. every job packed into a nameless file, each staged file read once for all of
+   them (:class:`~click_build.build.Packing`); the files step 1 read are packed
+   from the bytes it read;
+3. for each job, the architecture decided from the ELF headers the packing read
+   (:func:`~click_build.choices.decide_architecture`) and the manifest rendered
+   for it;
+4. the stores' rules across the jobs of a build for several targets
+   (:func:`~click_build.targets.check_store_rules`);
+5. each package written (:func:`~click_build.build.write_package`) and reviewed
+   (:func:`review_built`) complete but not yet under its name: errors fail the
+   build, and nothing is left, unless the review mode is ``report``; ``strict``
+   fails on warnings too.
 
 Standard library only, like the rest of the core.
 """
@@ -26,57 +34,39 @@ Standard library only, like the rest of the core.
 from __future__ import annotations
 
 import os
-import re
 
 from . import _console
 from ._record import Record
-from .build import COMPRESS_LEVEL, Entry, build_click, check_output_dir
-from .elf import ARCH_TRIPLETS, scan_elf
-from .errors import BuildError, ConfigError
-from .framework_table import DEFAULT_FRAMEWORK, framework_facts
-from .manifest import ARCH_RE, FRAMEWORK_RE, Manifest, dump_manifest
+from .build import Entry, Packing, check_output_dir, write_package
+from .choices import Choice, Request, choose, decide_architecture
+from .elf import ARCH_TRIPLETS
+from .errors import BuildError, ClickError, ConfigError
+from .manifest import Manifest, dump_manifest
 from .placeholders import (
-    ARCH_PLACEHOLDERS,
-    FRAMEWORK_PLACEHOLDERS,
     ManifestSource,
     fill_apparmor,
-    is_placeholder,
     reconcile_version,
     resolve_manifest_fields,
     variables,
 )
 from .staging import open_staged
-from .tree_checks import check_hooks, check_tree
+from .targets import Candidate, arch_word, check_store_rules, target_label
+from .timestamps import package_timestamp
+from .tree_checks import check_tree
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Sequence
 
-    from .elf import ElfInfo
+    from .build import Packed
     from .framework_table import FrameworkFacts
     from .review import Finding
 
     Arch = str | list[str]
 
-__all__ = [
-    "REVIEW_MODES",
-    "Finished",
-    "Prepared",
-    "Target",
-    "architecture_declaration",
-    "check_hooks",
-    "check_tree",
-    "choose_framework",
-    "decide_architecture",
-    "declared_architecture",
-    "environment_architecture",
-    "environment_framework",
-    "finish",
-    "prepare",
-    "review_built",
-    "tell",
-]
+__all__ = ["REVIEW_MODES", "Finished", "Job", "Prepared", "finish", "finish_jobs", "prepare",
+           "review_built", "summary_table"]
 
 #: ``errors``: review errors fail the build (the default, as Clickable);
 #: ``strict``: warnings fail it too (the OpenStore rejects uploads with any);
@@ -85,268 +75,42 @@ __all__ = [
 REVIEW_MODES = ("errors", "strict", "report", "off")
 
 
-class Target(Record):
-    """What a build was asked for beyond its staged tree.
+class Job(Record):
+    """One package to make: its staged tree, its manifest as written, and what was asked."""
 
-    Empty fields leave the choice to the manifest (and, for the architecture,
-    to the compiled files).  An explicit value that contradicts a concrete
-    manifest value is refused, never silently preferred.
-    """
-
-    framework: str = ""  # e.g. a [tool.click-build] framework setting
-    architecture: str | list[str] | None = None  # "all", "arm64", [...]; None or "auto": decide
-    version: str | None = None  # [project].version: fills a missing version, must agree
-    name: str | None = None  # [project].name, for @PROJECT_NAME@
-    review: str = "errors"  # one of REVIEW_MODES
-    origin: str = "settings"  # how messages name where the explicit values came from
-    review_switch: str = "--no-validate"  # how this route's user turns review errors off
-    #: An architecture the route itself wrote into the manifest (the backend tells CMake
-    #: the host's before anything is compiled): the compiled files decide instead.
-    guessed_architecture: str = ""
-    #: The framework replaces the manifest's own (a build for several frameworks, or
-    #: ``click-build build --framework``), with the AppArmor policy_version that went with it.
-    rewrite_framework: bool = False
-    #: Appended to the final version (``~2004``): several frameworks, one version each.
-    version_suffix: str = ""
-    #: A folder whose ``LANG.po`` files are compiled into the package (see
-    #: :func:`click_build.i18n.translate`); "" for none (CMake's click_translations() does it).
-    po_dir: str = ""
-    level: int = COMPRESS_LEVEL  # gzip level of the archives (0-9)
+    source: ManifestSource
+    entries: list[Entry]
+    request: Request
+    #: The choice, when the route made it before staging (the backend); None: made here.
+    choice: Choice | None = None
+    #: A folder the caller owns for the files the build generates (made afresh, removed
+    #: afterwards); None: a temporary folder inside the output folder.
+    scratch: str | None = None
 
 
 class Prepared(Record):
-    """A package ready to be written: its manifest and its final entries."""
+    """A job ready to be packed (step 1): its choice, the manifest rendered for ``arch``
+    and the entries with the generated files."""
 
+    choice: Choice
+    arch: Arch
     manifest: Manifest
     entries: list[Entry]
-    facts: FrameworkFacts
-    manifest_size: int  # bytes of the manifest.json the tree had (for Installed-Size)
+    kept: dict[str, bytes]  # what the checks read (source path -> bytes): packed from these
 
 
 class Finished(Record):
     """A written package and what the review found in it."""
 
-    path: str
+    path: str  # "" when the review removed it (a build for several targets goes on)
     manifest: Manifest
     findings: list[Finding]
+    label: str = ""  # "FRAMEWORK/ARCH": the package's target
+    size: int = 0
+    error: str = ""  # why the review removed it
 
 
-# ------------------------------------------------------------ framework ---
-
-def choose_framework(explicit: str, manifest_value: object, label: str,
-                     origin: str = "settings") -> FrameworkFacts:
-    """The framework a build is for: the explicit one, else the manifest's.
-
-    A manifest that leaves it to the build (``@CLICK_FRAMEWORK@``) takes the
-    explicit value, then ``$CLICK_FRAMEWORK``/``$SDK_FRAMEWORK`` (what Clickable
-    exports; :func:`environment_framework`), then the templates' default; an empty
-    one stays empty when nothing names a framework (the original builds such packages).
-    """
-    concrete = None
-    if isinstance(manifest_value, str) and not is_placeholder(manifest_value,
-                                                              FRAMEWORK_PLACEHOLDERS):
-        concrete = manifest_value.strip()
-    if explicit:
-        _check_framework_name(explicit, f"{origin}.framework")
-        if concrete is not None and concrete != explicit.strip():
-            raise ConfigError(
-                f"{origin}.framework {explicit!r} differs from {label}: framework "
-                f"{concrete!r}; remove one of them, or write \"framework\": "
-                f"\"@CLICK_FRAMEWORK@\" in {label} to choose it at build time")
-        return framework_facts(explicit)
-    if concrete is not None:
-        return framework_facts(concrete)
-    found = environment_framework()
-    if found is not None:
-        value, var = found
-        tell(f"* {label}: framework {value}, from the environment ({var}, as Clickable "
-             "sets it)")
-        return framework_facts(value)
-    if isinstance(manifest_value, str) and not manifest_value.strip():
-        return framework_facts("")  # "": no framework, as the original allows
-    if manifest_value is not None:  # a placeholder; a missing field is the manifest's error
-        tell(f"* {label}: the framework is left to the build; using {DEFAULT_FRAMEWORK} (set "
-             "it in the manifest, [tool.click-build] framework or $CLICK_FRAMEWORK)")
-    return framework_facts(DEFAULT_FRAMEWORK)
-
-
-#: The variables Clickable sets for the framework, in the order they are read
-#: (``SDK_FRAMEWORK`` is its older name for ``CLICK_FRAMEWORK``).
-FRAMEWORK_VARIABLES = ("CLICK_FRAMEWORK", "SDK_FRAMEWORK")
-
-
-def environment_framework() -> tuple[str, str] | None:
-    """The framework the environment names, and the variable that names it."""
-    for var in FRAMEWORK_VARIABLES:
-        value = os.environ.get(var, "").strip()
-        if value:
-            _check_framework_name(value, f"environment: {var}")
-            return value, var
-    return None
-
-
-_told: set[str] = set()
-
-
-def tell(message: str) -> None:
-    """Print a line about a choice once per process: the backend makes its choices
-    before staging, and the finishing stage makes them again."""
-    if message not in _told:
-        _told.add(message)
-        _console.info(message)
-
-
-def _check_framework_name(value: str, where: str) -> None:
-    for part in value.split(","):
-        if not re.match(FRAMEWORK_RE, part.strip()):
-            raise ConfigError(f"{where}: {value!r} is not a framework name such as "
-                              f"{DEFAULT_FRAMEWORK!r}")
-
-
-# --------------------------------------------------------- architecture ---
-
-def _concrete_architecture(value: object) -> Arch | None:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    if isinstance(value, str) and value != "auto" and not is_placeholder(value,
-                                                                          ARCH_PLACEHOLDERS):
-        return value
-    return None
-
-
-def _check_architecture_names(value: Arch, where: str) -> None:
-    names = value if isinstance(value, list) else [value]
-    ok = bool(names) and all(isinstance(n, str) and re.match(ARCH_RE, n) and n != "multi"
-                             for n in names)
-    if isinstance(value, list) and ("all" in names or len(set(names)) != len(names)):
-        ok = False
-    if not ok:
-        raise ConfigError(f"{where}: {value!r} is not 'all', a Debian architecture such as "
-                          "'arm64', or a list of different architectures")
-
-
-def declared_architecture(explicit: object, manifest_value: object, label: str,
-                          origin: str = "settings", environ: bool = True) -> Arch | None:
-    """The architecture declared by a setting, the manifest or (``environ``) the
-    environment (:func:`environment_architecture`); None leaves it to the build."""
-    return architecture_declaration(explicit, manifest_value, label, origin, environ)[0]
-
-
-def architecture_declaration(explicit: object, manifest_value: object, label: str,
-                             origin: str = "settings",
-                             environ: bool = True) -> tuple[Arch | None, str]:
-    """:func:`declared_architecture`, and the environment variable that declared it ("" when
-    a setting or the manifest did, or nothing)."""
-    setting = _concrete_architecture(explicit)
-    if setting is not None:
-        _check_architecture_names(setting, f"{origin}.architecture")
-    from_manifest = _concrete_architecture(manifest_value)
-    if setting is not None and from_manifest is not None and setting != from_manifest:
-        raise ConfigError(
-            f"{origin}.architecture {setting!r} differs from {label}: architecture "
-            f"{from_manifest!r}; remove one of them, or write \"architecture\": "
-            f"\"@CLICK_ARCH@\" in {label} to choose it at build time")
-    if setting is not None or from_manifest is not None:
-        return (setting if setting is not None else from_manifest), ""
-    found = environment_architecture() if environ else None
-    if found is None:
-        return None, ""
-    value, var = found
-    tell(f"* {label}: architecture {value}, from the environment ({var}, as Clickable "
-         "sets it)")
-    return value, var
-
-
-#: What the environment may say for the package's architecture: Debian's names, and the
-#: processor names of ``uname -m`` that have one meaning (as ClickBuild maps them).
-_ENV_ARCHES = {**{a: a for a in ARCH_TRIPLETS}, "all": "all", "x86_64": "amd64",
-               "aarch64": "arm64"}
-
-
-def environment_architecture() -> tuple[str, str] | None:
-    """The architecture the environment names (Clickable's ``ARCH``, else the one of its
-    ``ARCH_TRIPLET``; both are ``all`` for QML-only and Python apps), and the variable."""
-    value = os.environ.get("ARCH", "").strip()
-    if value:
-        arch = _ENV_ARCHES.get(value.lower())
-        if arch is None:
-            raise ConfigError(
-                f"environment: ARCH {value!r} is not 'all' or a Debian architecture such as "
-                "'arm64' (Clickable sets it to the package's architecture); unset ARCH, or "
-                "declare the architecture in the manifest or [tool.click-build] architecture")
-        return arch, "ARCH"
-    value = os.environ.get("ARCH_TRIPLET", "").strip()
-    if value:
-        by_triplet = {t: a for a, t in ARCH_TRIPLETS.items()}
-        arch = "all" if value == "all" else by_triplet.get(value)
-        if arch is None:
-            raise ConfigError(
-                f"environment: ARCH_TRIPLET {value!r} is not 'all' or a multiarch triplet "
-                "such as 'aarch64-linux-gnu'; unset it, or set ARCH to the package's "
-                "architecture")
-        return arch, "ARCH_TRIPLET"
-    return None
-
-
-def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str,
-                        one: bool = False, code: Mapping[str, ElfInfo] | None = None,
-                        env_var: str = "") -> Arch:
-    """The package's architecture from what was declared and what was compiled.
-
-    The one place that decides it.  An ARM file without a float ABI fits
-    armhf and armel; undeclared, it is armhf, the ARM architecture of Ubuntu
-    Touch devices.  A machine the ELF table does not know is reported, never
-    guessed.  ``one``: code for several architectures is refused (a build
-    that compiled for one architecture and staged another's code), not made
-    a fat package.  ``code``: the ELF code among the entries (arcname -> header)
-    when the caller has read it already; else their headers are read here.
-    ``env_var``: the environment variable that declared it, named in the refusal.
-    """
-    if code is None:
-        arcname = {e.source: e.arcname for e in entries if e.source}
-        code = {arcname[path]: info for path, info in scan_elf(
-            e.source for e in entries if e.kind == "file" and e.source).items()}
-    if declared is None:
-        unknown = sorted(path for path, info in code.items() if not info.arches)
-        if unknown:
-            raise BuildError(
-                f"{where}: {unknown[0]} is compiled for {code[unknown[0]].description}, which "
-                "click-build cannot name; declare the architecture (\"architecture\" in the "
-                "manifest or [tool.click-build] architecture)")
-        definite = {a for info in code.values() if len(info.arches) == 1 for a in info.arches}
-        for info in code.values():
-            if len(info.arches) > 1 and not info.arches & definite:
-                definite.add("armhf" if "armhf" in info.arches else sorted(info.arches)[0])
-        archs = sorted(definite)
-        if not archs:
-            return "all"
-        if one and len(archs) > 1:
-            examples = ", ".join(
-                f"{min(path for path, info in code.items() if arch in info.arches)} ({arch})"
-                for arch in archs)
-            raise BuildError(f"{where}: architecture: the tree holds code for several "
-                             f"architectures: {examples}; install the code of one")
-        return archs[0] if len(archs) == 1 else archs
-    allowed = set(declared if isinstance(declared, list) else [declared])
-    for path, info in sorted(code.items()):
-        if info.arches and not info.arches & allowed:
-            said = "'all' (no compiled code)" if declared == "all" else repr(declared)
-            fits = "armhf" if "armhf" in info.arches else sorted(info.arches)[0]
-            if env_var:
-                raise BuildError(
-                    f"{where}: architecture is {said}, from the environment ({env_var}), but "
-                    f"{path} is compiled for {info.description}; unset {env_var} to leave the "
-                    f"architecture to the build, or set ARCH={fits}")
-            raise BuildError(
-                f"{where}: architecture is {said}, but {path} is compiled for "
-                f"{info.description}; declare {fits!r} or leave the architecture to the build")
-        if not info.arches:
-            _console.warn(f"{where}: {path} is compiled for {info.description}, which "
-                          f"click-build cannot name; trusting the declared {declared!r}")
-    return declared
-
-
-# --------------------------------------------------------------- stages ---
+# ----------------------------------------------------------------- step 1 ---
 
 class _Scratch:
     """A folder for generated files, made only when the first one is written."""
@@ -385,27 +149,58 @@ class _Scratch:
             shutil.rmtree(self.made, ignore_errors=True)
 
 
-def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: FrameworkFacts,
-                           scratch: _Scratch, kept: dict[str, bytes] | None,
-                           replaces: str = "") -> list[Entry]:
-    """Entries whose AppArmor hook files got their policy_version filled in; the
-    bytes of those that need nothing go into ``kept`` (packed without another read).
-    ``replaces``: the policy of the framework a rewrite replaced (see :class:`Target`)."""
-    targets = {os.path.normpath(hooks["apparmor"]).strip("/")
-               for hooks in manifest.hooks.values() if isinstance(hooks.get("apparmor"), str)}
+def _render(source: ManifestSource, request: Request, choice: Choice, arch: Arch) -> Manifest:
+    """The package's manifest for the architecture ``arch``: placeholders filled, checked."""
+    label = source.label
+    single = arch if isinstance(arch, str) else ""
+    values = variables(single, ARCH_TRIPLETS.get(single, ""), choice.facts, request.version,
+                       request.name)
+    data = source.render(values)
+    data = reconcile_version(data, request.version, label)
+    data = resolve_manifest_fields(data, values, arch, label, bool(request.framework))
+    if choice.guessed:
+        data["architecture"] = arch
+    if request.rewrite_framework:
+        data["framework"] = choice.facts.framework
+    if request.version_suffix and isinstance(data.get("version"), str):
+        data["version"] = f"{data['version']}{request.version_suffix}"
+    return Manifest.from_dict(data, label)
+
+
+def _names_the_architecture(source: ManifestSource, request: Request, choice: Choice) -> bool:
+    """Do the manifest's name or hooks depend on the architecture (a template's
+    ``@CLICK_ARCH_TRIPLET@`` in a hook path)?  Only a template's can."""
+    if not source.template:
+        return False
+    seen = set()
+    for arch in ("all", "armhf", ""):  # nothing compiled, one architecture, several
+        data = source.render(variables(arch, ARCH_TRIPLETS.get(arch, ""), choice.facts,
+                                       request.version, request.name))
+        seen.add(repr((data.get("name"), data.get("hooks"))))
+    return len(seen) > 1
+
+
+def _fill_apparmor(entries: list[Entry], manifest: Manifest, facts: FrameworkFacts,
+                   scratch: _Scratch, kept: dict[str, bytes], replaces: str = "") -> list[Entry]:
+    """Entries whose AppArmor hook files got their policy_version filled in.  Each file
+    read goes into ``kept``: one that needs nothing is packed from those bytes, and the
+    other jobs of the build read them there.  ``replaces``: the policy of the framework a
+    rewrite replaced (see :class:`~click_build.choices.Request`)."""
+    named = {os.path.normpath(hooks["apparmor"]).strip("/")
+             for hooks in manifest.hooks.values() if isinstance(hooks.get("apparmor"), str)}
     out = []
     for e in entries:
-        if e.arcname in targets and e.kind == "file" and e.source:
+        if e.arcname in named and e.kind == "file" and e.source:
             try:
-                with open_staged(e) as f:  # the file the walk saw, or one error naming it
-                    raw = f.read()
+                raw = kept.get(e.source)
+                if raw is None:
+                    with open_staged(e) as f:  # the file the walk saw, or one error naming it
+                        raw = kept[e.source] = f.read()
                 text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
             except (OSError, UnicodeDecodeError) as err:
                 raise BuildError(f"{e.arcname}: cannot read the AppArmor file: {err}") from None
             new = fill_apparmor(text, facts.apparmor_policy, facts.framework, e.arcname,
                                 replaces)
-            if new is None and kept is not None:
-                kept[e.source] = raw
             if new is not None:
                 dest = scratch.file(os.path.join("apparmor", e.arcname))
                 with open(dest, "w", encoding="utf-8") as f:
@@ -415,76 +210,57 @@ def _fill_apparmor_entries(entries: list[Entry], manifest: Manifest, facts: Fram
     return out
 
 
-def prepare(source: ManifestSource, entries: Sequence[Entry], target: Target, scratch: str,
-            place: str = "the package", fix: str = "") -> Prepared:
-    """Everything before writing: choices, placeholders, AppArmor and the tree checks.
-
-    ``scratch`` is a folder the caller owns for the files this step generates
-    (filled AppArmor files): emptied and made when the first one is written, it
-    must outlive the write.  ``place``/``fix``: see :func:`check_hooks`.
-    """
-    return _prepare(source, entries, target, _Scratch(scratch, ""), place, fix)
-
-
-class _Choice(Record):
-    """What the build settles before the manifest is rendered."""
-
-    facts: FrameworkFacts
-    declared: Arch | None  # None: the compiled files decide
-    guessed: bool  # the manifest holds the route's own guess (see Target)
-    replaces: str = ""  # the AppArmor policy of the manifest's framework a rewrite replaced
-    env_var: str = ""  # the environment variable that declared the architecture, if one did
-
-
-def _choose(source: ManifestSource, target: Target) -> _Choice:
-    peek = source.peek(placeholders=True)
-    label = source.label
-    written_fw = peek.get("framework")
-    facts = choose_framework(target.framework, "@CLICK_FRAMEWORK@" if target.rewrite_framework
-                             else written_fw, label, target.origin)
-    replaces = ""
-    if target.rewrite_framework and isinstance(written_fw, str) and written_fw.strip():
-        replaces = framework_facts(written_fw).apparmor_policy
-    written = peek.get("architecture")
-    guessed = (bool(target.guessed_architecture) and written == target.guessed_architecture
-               and _concrete_architecture(target.architecture) is None)
-    # A guess of the route's own leaves the architecture to the compiled files, not to the
-    # environment of a later step (the CMake click target runs long after its configure).
-    declared, env_var = architecture_declaration(
-        target.architecture, None if guessed else written, label, target.origin,
-        environ=not guessed)
-    return _Choice(facts, declared, guessed, replaces, env_var)
-
-
-def _render(source: ManifestSource, target: Target, choice: _Choice, final: Arch) -> Manifest:
-    """The package's manifest for the architecture ``final``: placeholders filled, checked."""
-    label = source.label
-    single = final if isinstance(final, str) else ""
-    values = variables(single, ARCH_TRIPLETS.get(single, ""), choice.facts, target.version,
-                       target.name)
-    data = source.render(values)
-    data = reconcile_version(data, target.version, label)
-    data = resolve_manifest_fields(data, values, final, label, bool(target.framework))
-    if choice.guessed:
-        data["architecture"] = final
-    if target.rewrite_framework:
-        data["framework"] = choice.facts.framework
-    if target.version_suffix and isinstance(data.get("version"), str):
-        data["version"] = f"{data['version']}{target.version_suffix}"
-    return Manifest.from_dict(data, label)
-
-
-def _generated(entries: Sequence[Entry], manifest: Manifest, facts: FrameworkFacts,
-               target: Target, scratch: _Scratch, kept: dict[str, bytes] | None,
-               replaces: str = "") -> list[Entry]:
+def _generated(entries: Sequence[Entry], manifest: Manifest, choice: Choice, request: Request,
+               scratch: _Scratch, kept: dict[str, bytes]) -> list[Entry]:
     """The entries with the files the build generates: AppArmor filled, translations."""
-    filled = _fill_apparmor_entries(list(entries), manifest, facts, scratch, kept, replaces)
-    if target.po_dir and os.path.isdir(target.po_dir):  # the module only when it has work
+    filled = _fill_apparmor(list(entries), manifest, choice.facts, scratch, kept,
+                            choice.replaces)
+    if request.po_dir and os.path.isdir(request.po_dir):  # the module only when it has work
         from .i18n import catalogs, translate
 
-        if catalogs(target.po_dir):  # gettext's tools and a folder only when there are some
-            filled = translate(filled, manifest, target.po_dir, scratch.folder())
+        if catalogs(request.po_dir):  # gettext's tools and a folder only when there are some
+            filled = translate(filled, manifest, request.po_dir, scratch.folder(), kept)
     return filled
+
+
+def prepare(job: Job, kept: dict[str, bytes] | None = None, place: str = "the package",
+            fix: str = "", scratch: _Scratch | None = None) -> Prepared:
+    """Step 1 of one job: its choice, its manifest, the generated files, the tree checks.
+
+    The manifest is rendered for the declared architecture, ``all`` when the compiled
+    files decide; one whose name or hooks depend on the architecture has the headers
+    of its compiled files read first, so that it is rendered for the one they give.
+    ``kept``: the bytes read so far (shared by the jobs of a build).  ``place``/``fix``:
+    see :func:`~click_build.tree_checks.check_hooks`.
+    """
+    kept = {} if kept is None else kept
+    scratch = scratch or _Scratch(job.scratch, None)
+    choice = job.choice or choose(job.source, job.request)
+    label = job.source.label
+    arch: Arch = choice.declared if choice.declared is not None else "all"
+    if choice.declared is None and _names_the_architecture(job.source, job.request, choice):
+        arch = decide_architecture(None, job.entries, label, one=choice.guessed,
+                                   env_var=choice.env_var)
+    manifest = _render(job.source, job.request, choice, arch)
+    entries = _generated(job.entries, manifest, choice, job.request, scratch, kept)
+    check_tree(manifest, entries, label, place, fix, kept)
+    return Prepared(choice, arch, manifest, entries, kept)
+
+
+# -------------------------------------------------------------- steps 3-5 ---
+
+def _decided(job: Job, prepared: Prepared, packed: Packed) -> Manifest:
+    """Step 3: the manifest for the architecture the packed ELF headers give."""
+    choice = prepared.choice
+    arch = decide_architecture(choice.declared, prepared.entries, job.source.label,
+                               one=choice.guessed, code=packed.code, env_var=choice.env_var)
+    manifest = (prepared.manifest if arch == prepared.arch
+                else _render(job.source, job.request, choice, arch))
+    # What step 1 generated and checked holds for it: see _names_the_architecture.
+    assert (manifest.name, manifest.hooks) == (prepared.manifest.name, prepared.manifest.hooks)
+    for warning in manifest.warnings:
+        _console.warn(warning)
+    return manifest
 
 
 def _manifest_size(source: ManifestSource, manifest: Manifest) -> int:
@@ -494,75 +270,6 @@ def _manifest_size(source: ManifestSource, manifest: Manifest) -> int:
     return size
 
 
-def _prepare(source: ManifestSource, entries: Sequence[Entry], target: Target,
-             scratch: _Scratch, place: str, fix: str, final: Arch | None = None) -> Prepared:
-    """Steps 1-4 with the architecture decided first (``final``: already decided)."""
-    choice = _choose(source, target)
-    if final is None:
-        final = decide_architecture(choice.declared, entries, source.label, one=choice.guessed,
-                                    env_var=choice.env_var)
-    manifest = _render(source, target, choice, final)
-    for warning in manifest.warnings:
-        _console.warn(warning)
-    filled = _generated(entries, manifest, choice.facts, target, scratch, None, choice.replaces)
-    check_tree(manifest, filled, source.label, place, fix)
-    return Prepared(manifest, filled, choice.facts, _manifest_size(source, manifest))
-
-
-class _Again(Exception):
-    """The manifest's name or hooks depend on the architecture: prepare and pack again."""
-
-    def __init__(self, final: Arch) -> None:
-        super().__init__()
-        self.final = final
-
-
-def _write(source: ManifestSource, entries: Sequence[Entry], outdir: str, target: Target,
-           scratch: _Scratch, place: str = "the package", fix: str = "",
-           check: Callable[[str, str], object] | None = None) -> tuple[str, Manifest]:
-    """Steps 1-6 reading each file once: the architecture is decided from the ELF
-    headers the archive writer reads anyway, and the files the checks read are
-    packed from those bytes.
-
-    The tree is checked and packed for the declared architecture (``all`` when
-    the code decides); afterwards the manifest is rendered for the decided one.
-    Only a manifest whose name or hooks name the architecture (a template's
-    ``@CLICK_ARCH_TRIPLET@`` in a hook path) is prepared and packed again.
-    ``place``/``fix``: see :func:`check_hooks`; ``check``: see :func:`build_click`.
-    """
-    label = source.label
-    choice = _choose(source, target)
-    provisional: Arch = choice.declared if choice.declared is not None else "all"
-    first = _render(source, target, choice, provisional)
-    kept: dict[str, bytes] = {}
-    staged = _generated(entries, first, choice.facts, target, scratch, kept, choice.replaces)
-    check_tree(first, staged, label, place, fix, kept)
-
-    decided: list[Manifest] = []
-
-    def decide(code: dict[str, ElfInfo]) -> tuple[Manifest, int]:
-        final = decide_architecture(choice.declared, staged, label, one=choice.guessed,
-                                    code=code, env_var=choice.env_var)
-        manifest = first if final == provisional else _render(source, target, choice, final)
-        if (manifest.name, manifest.hooks) != (first.name, first.hooks):
-            raise _Again(final)
-        for warning in manifest.warnings:
-            _console.warn(warning)
-        decided.append(manifest)
-        return manifest, _manifest_size(source, manifest)
-
-    try:
-        path = build_click(first, staged, outdir, level=target.level, decide=decide, kept=kept,
-                           check=check)
-        return path, decided[0]
-    except _Again as again:
-        prepared = _prepare(source, entries, target, scratch, place, fix, again.final)
-        path = build_click(prepared.manifest, prepared.entries, outdir,
-                           manifest_size=prepared.manifest_size, level=target.level,
-                           check=check)
-        return path, prepared.manifest
-
-
 def review_built(path: str, mode: str = "errors", switch: str = "--no-validate",
                  final: str | None = None) -> list[Finding]:
     """Review a written package, print its findings, and fail the build as ``mode`` says.
@@ -570,10 +277,9 @@ def review_built(path: str, mode: str = "errors", switch: str = "--no-validate",
     On failure the package is removed, so nothing that looks built is left
     behind, and one error line says how to build it anyway.  ``final``: the
     name the package gets once it passes, for messages (the review runs on
-    the package before it is named: see :func:`build_click`'s ``check``).
+    the package before it is named: see :func:`~click_build.build.write_package`).
     """
     shown = path if final is None else final
-    from .errors import ClickError
     from .review import count, review_package, summary
 
     if mode not in REVIEW_MODES:
@@ -611,31 +317,136 @@ def _remove(path: str) -> None:
         pass  # gone already
 
 
+def _write(job: Job, manifest: Manifest, packed: Packed, outdir: str, stamp: int,
+           several: bool, done: Sequence[Finished]) -> Finished:
+    """Step 5 for one job: written and reviewed before it gets its name."""
+    request = job.request
+    label = target_label(manifest.framework, arch_word(manifest))
+    findings: list[Finding] = []
+    size = 0
+    failed: list[str] = []  # why the review removed it, in a build for several targets
+
+    def review(path: str, final: str) -> None:  # before the package gets its name
+        nonlocal size
+        size = os.path.getsize(path)
+        try:
+            findings.extend(review_built(path, request.review, request.review_switch, final))
+        except ClickError as e:
+            failed.append(str(e))
+            raise
+
+    try:
+        path = write_package(manifest, packed, outdir, stamp,
+                             _manifest_size(job.source, manifest), request.level, review)
+    except ClickError as e:
+        if not several:
+            raise
+        if failed:  # removed; the others go on
+            return Finished("", manifest, [], label, size, failed[0])
+        raise BuildError(f"{label}: {e} ({_written(outdir, done)})") from None
+    return Finished(path, manifest, findings, label, size)
+
+
+def finish_jobs(jobs: Sequence[Job], outdir: str | os.PathLike[str],
+                place: str = "the package", fix: str = "",
+                several: bool = False) -> list[Finished]:
+    """Fill, check, pack, write and review the packages of ``jobs`` (steps 1-5).
+
+    ``several``: a build for several targets: the stores' rules are checked across
+    them before anything is written, a package whose review fails is removed while the
+    others are kept, a table sums them up, and then the build fails naming the removed
+    ones and the files written.  ``place``/``fix``: how a missing hook file's message
+    names the tree and its remedy (see :func:`~click_build.tree_checks.check_hooks`),
+    e.g. the CMake install tree and ``install()``.
+    """
+    for job in jobs:
+        if job.request.review not in REVIEW_MODES:
+            raise ConfigError(f"{job.request.origin}.review: {job.request.review!r} is not "
+                              f"one of {', '.join(REVIEW_MODES)}")
+    levels = {job.request.level for job in jobs}
+    assert len(levels) == 1, "the packages of one build share a gzip level"
+    outdir = os.fspath(outdir)
+    check_output_dir(outdir)
+    scratches = [_Scratch(job.scratch, outdir) for job in jobs]
+    try:
+        kept: dict[str, bytes] = {}
+        prepared = [prepare(job, kept, place, fix, scratch)
+                    for job, scratch in zip(jobs, scratches)]
+        stamp = package_timestamp()
+        with Packing([p.entries for p in prepared], outdir, stamp, levels.pop(), kept,
+                     _label(prepared)) as packed:
+            manifests = [_decided(job, p, data) for job, p, data in zip(jobs, prepared, packed)]
+            if several:
+                check_store_rules([Candidate(target_label(m.framework, arch_word(m)), m,
+                                             p.entries, kept)
+                                   for p, m in zip(prepared, manifests)])
+            done: list[Finished] = []
+            for job, manifest, data in zip(jobs, manifests, packed):
+                done.append(_write(job, manifest, data, outdir, stamp, several, done))
+    finally:
+        for scratch in scratches:
+            scratch.remove()
+    if several:
+        _sum_up(jobs, done, outdir)
+    return done
+
+
+def _label(prepared: Sequence[Prepared]) -> str:
+    if len(prepared) == 1:
+        return f"packing {prepared[0].manifest.name} {prepared[0].manifest.version}"
+    return f"packing {len(prepared)} packages"
+
+
 def finish(source: ManifestSource, entries: Sequence[Entry], outdir: str | os.PathLike[str],
-           target: Target | None = None, scratch: str | None = None,
-           place: str = "the package", fix: str = "") -> Finished:
-    """Fill, check, write and review one package; return where it is and the findings.
+           request: Request | None = None, scratch: str | None = None,
+           place: str = "the package", fix: str = "", choice: Choice | None = None) -> Finished:
+    """One package (a list of one job, see :func:`finish_jobs`): where it is and the findings.
 
     ``scratch``: a folder the caller owns for generated files (made afresh and
     removed afterwards); default: a temporary folder inside ``outdir``.
-    ``place``/``fix``: how a missing hook file's message names the tree and its
-    remedy (see :func:`check_hooks`), e.g. the CMake install tree and ``install()``.
     """
-    target = target or Target()
-    if target.review not in REVIEW_MODES:
-        raise ConfigError(f"{target.origin}.review: {target.review!r} is not one of "
-                          f"{', '.join(REVIEW_MODES)}")
-    outdir = os.fspath(outdir)
-    check_output_dir(outdir)
-    generated = _Scratch(scratch, outdir)
-    findings: list[Finding] = []
+    job = Job(source, list(entries), request or Request(), choice, scratch)
+    return finish_jobs([job], outdir, place, fix)[0]
 
-    def review(path: str, final: str) -> None:  # before the package gets its name
-        findings.extend(review_built(path, target.review, target.review_switch, final))
 
-    try:
-        path, manifest = _write(source, entries, outdir, target, generated, place, fix,
-                                check=review)
-    finally:
-        generated.remove()
-    return Finished(path, manifest, findings)
+# ------------------------------------------------------- several targets ---
+
+def _sum_up(jobs: Sequence[Job], done: Sequence[Finished], outdir: str) -> None:
+    """The table of a build for several targets, and its failure if a review removed one."""
+    for line in summary_table(done):
+        _console.info(line)
+    failed = [b for b in done if b.error]
+    if failed:
+        request = jobs[0].request
+        what = "errors and warnings" if request.review == "strict" else "errors"
+        reasons = "; ".join(f"{b.label}: {_reason(b.error)}" for b in failed)
+        raise BuildError(
+            f"{len(failed)} of {len(done)} packages failed the review and "
+            f"{'was' if len(failed) == 1 else 'were'} removed ({reasons}); "
+            f"{_written(outdir, done)}; the stores reject packages with {what}: fix them, "
+            f"or build anyway with {request.review_switch}")
+
+
+def _reason(error: str) -> str:
+    """What a review failure found (\"review: 1 error in NAME.click (listed above)\")."""
+    return error.split(";")[0].removeprefix("review: ")
+
+
+def _written(outdir: str, done: Sequence[Finished]) -> str:
+    """Which packages a build for several targets wrote, and kept, so far."""
+    kept = [os.path.join(outdir, os.path.basename(b.path)) for b in done if b.path]
+    return f"written: {', '.join(kept)}" if kept else "no package was written"
+
+
+def summary_table(done: Sequence[Finished]) -> list[str]:
+    """The lines of the table printed at the end: target, file, size, findings."""
+    from .review import summary
+
+    rows = [("target", "file", "size", "findings")]
+    for b in done:
+        name = os.path.basename(b.path) if b.path else "(removed)"
+        said = f"failed: {b.error.split(';')[0]}" if b.error else summary(b.findings)
+        rows.append((b.label, name, f"{(b.size + 1023) // 1024} KiB", said))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}"
+            for r in rows]

@@ -195,13 +195,15 @@ def _copy_utf8(path: str, dest: str) -> None:
 
 
 def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
-              work: str) -> list[Entry]:
+              work: str, kept: dict[str, bytes] | None = None) -> list[Entry]:
     """``entries`` with the project's translations added: every ``po_dir/LANG.po``
     compiled into ``share/locale/LANG/LC_MESSAGES/NAME.mo`` (NAME: the package name,
     the text domain) and every desktop hook file given the translated ``Name``,
     ``Comment`` and ``Keywords`` (``Name[de]=...``).  Generated files go under
     ``work``, which must outlive the archive writer.  Without ``po_dir/*.po`` the
-    entries come back unchanged and no gettext tool is needed."""
+    entries come back unchanged and no gettext tool is needed.  ``kept``: what the
+    build has read (source path -> bytes): a desktop file is taken from there, or read
+    once and added, so the build's other packages do not read it again."""
     languages = catalogs(po_dir)
     if not languages:
         return list(entries)
@@ -247,16 +249,21 @@ def translate(entries: Sequence[Entry], manifest: Manifest, po_dir: str,
         template = os.path.join(root, "desktop-in", arcname)
         for folder in (out, template):
             os.makedirs(os.path.dirname(folder), exist_ok=True)
-        with open_staged(entry) as desktop:  # the file the walk saw, or one error naming it
-            _save(template, desktop.read())
+        data = kept.get(entry.source) if kept is not None else None
+        if data is None:
+            with open_staged(entry) as desktop:  # the file the walk saw, or one error naming it
+                data = desktop.read()
+            if kept is not None:
+                kept[entry.source] = data  # the build's other packages read it here
+        _save(template, data)
         _run([msgfmt, "--desktop", f"--template={template}", "-d", linguas, "-o", out],
              shown(arcname), warnings=True, names={template: arcname})
         add(arcname, out, entry.mode)
     _console.info(f"* Translations ({', '.join(lang for lang, _ in languages)}): "
                   f"{LOCALE_DIR}/*/LC_MESSAGES/{manifest.name}.mo"
                   + (f", {', '.join(desktops)}" if desktops else ""))
-    kept = [e for e in entries if e.arcname not in generated]
-    return kept + [generated[name] for name in sorted(generated)]
+    unchanged = [e for e in entries if e.arcname not in generated]
+    return unchanged + [generated[name] for name in sorted(generated)]
 
 
 @contextlib.contextmanager

@@ -20,9 +20,10 @@ from backend_helpers import (
 from conftest import CLICK_BUILD, run
 
 from click_build.build import Entry
+from click_build.choices import decide_architecture
 from click_build.errors import BuildError
-from click_build.finish import check_tree, decide_architecture
 from click_build.manifest import Manifest
+from click_build.tree_checks import check_tree
 
 
 def click_build(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None,

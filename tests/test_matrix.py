@@ -271,15 +271,18 @@ def test_one_version_for_two_frameworks_is_refused_before_anything_is_written(
 
 def _prepared(tmp_path: Path, name: str, apparmor: str, **target: object):  # type: ignore[no-untyped-def]
     from click_build.build import stage_tree
-    from click_build.finish import Target, prepare
+    from click_build.choices import Request
+    from click_build.finish import Job, prepare
     from click_build.placeholders import read_manifest_file
+    from click_build.targets import Candidate
 
     tree = plain_tree(tmp_path / name, "1.0")
     (tree / "hello-qml.apparmor").write_text(apparmor)
     source = read_manifest_file(tree / "manifest.json", "manifest.json")
     entries = stage_tree(str(tree), [], exclude=[str(tree / "manifest.json")])
-    p = prepare(source, entries, Target(**target), str(tmp_path / name / "scratch"))  # type: ignore[arg-type]
-    return f"{p.manifest.framework}/{name}", p
+    p = prepare(Job(source, entries, Request(**target),  # type: ignore[arg-type]
+                    scratch=str(tmp_path / name / "scratch")))
+    return Candidate(f"{p.manifest.framework}/{name}", p.manifest, p.entries, p.kept)
 
 
 GROUPS = '{"policy_groups": ["networking"], "policy_version": 20.04}'

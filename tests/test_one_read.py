@@ -1,8 +1,10 @@
-"""Each staged file is opened and read once per build, on every route (issue 15).
+"""Each staged file is opened and read once per build, on every route (issue 15), for
+any number of targets (issue 28).
 
 The finishing stage learns the architecture from the ELF headers that the
 md5/tar/gzip pass reads anyway, and the few files its checks parse (hook files,
-the QML entry point) are packed from the bytes the checks read.  ``strace``
+the QML entry point) are packed from the bytes the checks read; a build for
+several frameworks packs all its packages in that one pass.  ``strace``
 counts the opens of every file of the tree, in click-build and every process
 it starts; on the CMake route, in the Python processes the click target starts
 (``cmake --install`` opens the files it copies into the stage).
@@ -124,8 +126,15 @@ click_package()
 """
 
 
+#: Two frameworks: the packages of one build for several targets.
+BOTH = ("ubuntu-sdk-20.04", "ubuntu-touch-24.04-1.x")
+
+
+@pytest.mark.parametrize("several", [False, True], ids=["one-target", "two-frameworks"])
 @pytest.mark.parametrize("route", ["tree", "project", "pep517", "cmake"])
-def test_each_staged_file_is_opened_once(tmp_path: Path, route: str) -> None:
+def test_each_staged_file_is_opened_once(tmp_path: Path, route: str, several: bool) -> None:
+    if several and route == "cmake":
+        pytest.skip("the CMake click target builds one package")
     app = _tree(tmp_path / "app")
     top = app
     if route == "cmake":
@@ -144,22 +153,26 @@ def test_each_staged_file_is_opened_once(tmp_path: Path, route: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
     log = tmp_path / "strace.log"
+    frameworks = [f"--framework={fw}" for fw in BOTH] if several else []
     if route == "pep517":
-        _traced([sys.executable, "-m", "build", "-n", "--wheel", "-o", str(out), str(app)],
-                log)
+        settings = ["-C", f"click-build.frameworks={','.join(BOTH)}"] if several else []
+        _traced([sys.executable, "-m", "build", "-n", "--wheel", *settings, "-o", str(out),
+                 str(app)], log)
     elif route == "cmake":
         _traced(["cmake", "--build", str(tmp_path / "build"), "--target", "click"], log,
                 env=cmake_env())
         out = tmp_path / "build"
     else:
-        _traced([*CLICK_BUILD, "build", str(app), "-o", str(out)], log)
-    (click,) = out.glob("*.click")
+        _traced([*CLICK_BUILD, "build", str(app), *frameworks, "-o", str(out)], log)
     host = run(["dpkg", "--print-architecture"]).stdout.strip()
-    assert click.name == f"com.example.hello_1.0_{host}.click"  # the ELF scan did decide
-    listing = run(["dpkg-deb", "-c", str(click)]).stdout
+    versions = ["1.0~2004", "1.0~2404"] if several else ["1.0"]
+    clicks = sorted(out.glob("*.click"))
+    # the ELF scan did decide, for each package
+    assert [c.name for c in clicks] == [f"com.example.hello_{v}_{host}.click" for v in versions]
+    listings = [run(["dpkg-deb", "-c", str(c)]).stdout for c in clicks]
     # cmake --install writes the stage (and strips what it installs): click-build's reads count.
     opened = _opens(log, top.resolve(), "python" if route == "cmake" else "")
     assert len(_staged(top)) >= 8
     for rel in _staged(top):
-        assert f"./{rel}" in listing
+        assert all(f"./{rel}" in listing for listing in listings)
         assert opened.get(rel, 0) == 1, (rel, opened)

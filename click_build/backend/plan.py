@@ -1,46 +1,166 @@
-"""A project built for several targets in one command: ``frameworks`` x ``architectures``.
+"""Settings -> targets: what one build makes, planned once before anything is staged.
 
-Each target is staged as a single build is (its own framework facts, so the
-python kind vendors that framework's wheels; its own build folder and toolchain
-for cmake), then the core's :func:`click_build.targets.build_targets` prepares
-them all, checks the stores' rules across them and only then writes any.
+A target is one package: a framework and an architecture.  A single build is a list
+of one (its framework from the settings, the manifest or the environment; its
+architecture declared, or the host's for CMake); a build for several targets
+(``frameworks`` x ``architectures``) a longer one.  Each target says what the
+finishing stage is asked (:class:`~click_build.choices.Request`), its choice when the
+manifest is the project's own (:func:`~click_build.choices.choose`, made here once and
+passed down; a CMake project's manifest is written by its build, so that choice is
+made on it after staging), and what its staging needs: the framework's facts (the
+python kind vendors that framework's wheels), the architecture compiled for, the
+build folder and the toolchain.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-from dataclasses import replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 from .. import _console
-from ..elf import ARCH_TRIPLETS
-from ..errors import BuildError, ConfigError
-from ..finish import (
-    Target,
+from ..choices import (
+    Choice,
+    Request,
     architecture_declaration,
+    choose,
     choose_framework,
     declared_architecture,
+    environment_framework,
 )
+from ..errors import BuildError, ConfigError
+from ..framework_table import DEFAULT_FRAMEWORK, FrameworkFacts, framework_facts
 from ..hostarch import host_architecture
 from ..manifest import FRAMEWORK_RE
-from ..targets import Plan, build_targets, expand_names, suffix_for, target_label
+from ..placeholders import FRAMEWORK_PLACEHOLDERS, ManifestSource, is_placeholder
+from ..targets import expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
-from .context import Staging, work_dir
-from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve, stage
+from .context import INSTALLING_KINDS
+from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve
 from .settings import Project
 
-__all__ = ["build_matrix", "toolchain_args", "toolchain_for", "wants_matrix",
+__all__ = ["SETTINGS", "Plan", "Target", "plan_build", "toolchain_args", "toolchain_for",
            "with_toolchain"]
 
+Arch = str | list[str]
+
+#: How messages name the settings.
 SETTINGS = "pyproject.toml: tool.click-build"
 #: What ``toolchains`` may say instead of a file: this machine is the target's SDK.
 HOST = "host"
 
 
-def wants_matrix(project: Project) -> bool:
-    return bool(project.settings.frameworks or project.settings.architectures)
+@dataclass(frozen=True)
+class Target:
+    """One package of a build: a framework and an architecture."""
+
+    label: str  # "FRAMEWORK/ARCH", as a build for several targets shows it
+    request: Request  # what the finishing stage is asked
+    choice: Choice | None  # made here when the manifest is the project's; None: after staging
+    facts: FrameworkFacts  # the framework staged for
+    arch: str  # the architecture compiled for ("all" when nothing is)
+    folder: str  # the build folder's ``{arch}``
+    toolchain: str = ""  # ``-DCMAKE_TOOLCHAIN_FILE=...``, or ""
+    arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
+    architectures: tuple[str, ...] = ()  # a fat package's list (``arch`` is then "all")
+    arch_env: str = ""  # the environment variable that declared ``arch``
+    framework_chosen_by: str = "settings"  # see Staging.framework_chosen_by
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A build's targets and what they share."""
+
+    kind: str
+    source: ManifestSource | None  # the project's manifest (None: CMake's install has it)
+    targets: list[Target]
+    several: bool  # ``frameworks`` or ``architectures`` asked: a summary table, store rules
+
+
+def plan_build(project: Project, base: Request) -> Plan:
+    """The targets of ``project`` (from :func:`~.settings.load_project`); ``base``: what its
+    settings ask of every target.  Says what is built, on one line."""
+    kind = resolve(project)
+    source = find_manifest(project, kind)
+    if project.settings.frameworks or project.settings.architectures:
+        return Plan(kind, source, _several(project, kind, source, base), True)
+    return Plan(kind, source, [_single(project, kind, source, base)], False)
+
+
+def _build_arch(kind: str, declared: Arch | None, for_host: bool) -> str:
+    """What to compile for, before anything is built (``for_host``: the kind builds for
+    this machine unless told otherwise, :func:`~.kinds.builds_for_host`)."""
+    if isinstance(declared, str):
+        return declared
+    if isinstance(declared, list):
+        if for_host:
+            raise ConfigError(
+                f"{SETTINGS}.architecture: a {kind} project builds one "
+                "architecture at a time; build each with -C click-build.architecture=ARCH "
+                "and join them with 'click-build merge'")
+        return "all"
+    return host_architecture() if for_host else "all"
+
+
+def _cmake_framework(request: Request, written: object, label: str) -> tuple[FrameworkFacts, str]:
+    """What CMake is told of the framework, and who chose it: "settings", "manifest",
+    "environment" (Clickable's variables), or "" when nobody did: a CMake project's
+    ``CMakeLists.txt`` may then choose its own (from ``$SDK_FRAMEWORK``, else its own
+    default), so click-build's default is not imposed on it (:func:`~.cmake.stage_cmake`
+    decides what CMake is told)."""
+    if request.framework:
+        return choose_framework(request.framework, written, label, SETTINGS), "settings"
+    if isinstance(written, str) and not is_placeholder(written, FRAMEWORK_PLACEHOLDERS):
+        return choose_framework("", written, label, SETTINGS), "manifest"
+    if environment_framework() is not None:
+        return choose_framework("", written, label, SETTINGS), "environment"
+    return framework_facts(DEFAULT_FRAMEWORK), ""
+
+
+def _single(project: Project, kind: str, source: ManifestSource | None,
+            request: Request) -> Target:
+    peek = source.peek(placeholders=True) if source else {}
+    label = source.label if source else "manifest.json"
+    written = peek.get("framework")
+    choice = None
+    if kind == "cmake":
+        facts, chosen_by = _cmake_framework(request, written, label)
+    elif source is not None and kind not in INSTALLING_KINDS:  # the manifest is the project's
+        choice = choose(source, request)
+        facts, chosen_by = choice.facts, "settings"
+    else:  # the install may write the manifest: the choice is made on it after staging
+        facts = choose_framework(request.framework, written, label, SETTINGS)
+        chosen_by = "settings"
+    if choice is not None:
+        declared, arch_env = choice.declared, choice.env_var
+    else:
+        declared, arch_env = architecture_declaration(request.architecture,
+                                                      peek.get("architecture"), label, SETTINGS)
+    if request.framework or (kind != "cmake" and isinstance(written, str)):
+        request = request._replace(framework=facts.framework)  # the choice holds for every step
+    for_host = builds_for_host(project, kind)
+    arch = _build_arch(kind, declared, for_host)
+    if declared is None and for_host and kind == "precompiled":
+        request = request._replace(architecture=arch)  # its folder of files for this machine
+        if choice is not None:
+            choice = choice._replace(declared=arch)  # declared now, by that folder
+    elif declared is None and for_host:  # the build is told the host's; the code decides
+        request = request._replace(guessed_architecture=arch)
+    if kind not in OWN_TRANSLATIONS:  # CMake projects compile theirs: click_translations()
+        request = request._replace(po_dir=str(project.root / "po"))
+    shown = ", ".join(declared) if isinstance(declared, list) else arch
+    if kind == "precompiled" and declared is None and not for_host:
+        shown = "the architecture of its files"
+    framework = f" ({facts.framework})" if chosen_by or kind != "cmake" else ""
+    _console.info(f"* Building {kind} app for {shown}{framework}")
+    toolchain = ""
+    if kind == "cmake":  # the toolchain rule of a build for several targets, for this one
+        key = (facts.framework if chosen_by else "", arch)
+        toolchain = toolchain_args(project, [key])[key]
+    return Target(target_label(facts.framework, arch), request, choice, facts, arch, arch,
+                  toolchain, arch_guessed=bool(request.guessed_architecture),
+                  architectures=tuple(declared) if isinstance(declared, list) else (),
+                  arch_env=arch_env, framework_chosen_by=chosen_by)
 
 
 def toolchain_for(project: Project, framework: str, arch: str) -> str | None:
@@ -118,14 +238,9 @@ def with_toolchain(project: Project, arg: str) -> Project:
     return replace(project, settings=replace(s, cmake=replace(s.cmake, args=[*s.cmake.args, arg])))
 
 
-def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target) -> list[Path]:
-    """Build every target of the project's matrix into ``outdir``; return the packages.
-
-    ``base``: what the project's settings ask of every target (review mode, version...).
-    """
+def _several(project: Project, kind: str, source: ManifestSource | None,
+             base: Request) -> list[Target]:
     s = project.settings
-    kind = resolve(project)
-    source = find_manifest(project, kind)
     peek = source.peek(placeholders=True) if source else {}
     label = source.label if source else "manifest.json"
     if s.framework and s.frameworks:
@@ -154,11 +269,11 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
         per_arch = list(arches) or [from_env if isinstance(from_env, str) else host_architecture()]
     else:
         per_arch = list(arches) or [None]
-    targets = [(fw, arch) for fw in frameworks for arch in per_arch]
-    if len(targets) > 1 and s.build_dir and "{arch}" not in s.build_dir:
+    pairs = [(fw, arch) for fw in frameworks for arch in per_arch]
+    if len(pairs) > 1 and s.build_dir and "{arch}" not in s.build_dir:
         raise ConfigError(f"{SETTINGS}.build-dir: {s.build_dir!r} has no {{arch}}, so the "
                           "targets would share one build folder; add {arch} to it")
-    toolchains = toolchain_args(project, [(f, a or "all") for f, a in targets]) \
+    toolchains = toolchain_args(project, [(f, a or "all") for f, a in pairs]) \
         if kind == "cmake" else {}
     written_fw = peek.get("framework")
     if isinstance(written_fw, str) and written_fw.strip() and "@" not in written_fw \
@@ -166,32 +281,24 @@ def build_matrix(project: Project, outdir: str | os.PathLike[str], base: Target)
         _console.info(f"* {label} names {written_fw.strip()}; each package gets its "
                       "target's framework instead")
     written_version = peek.get("version") or project.version
-    shown = ", ".join(target_label(f, a or "all") for f, a in targets)
-    count = f"{len(targets)} targets" if len(targets) != 1 else "1 target"
+    shown = ", ".join(target_label(f, a or "all") for f, a in pairs)
+    count = f"{len(pairs)} targets" if len(pairs) != 1 else "1 target"
     _console.info(f"* Building {kind} app for {count}: {shown}")
     if kind not in OWN_TRANSLATIONS:  # as a single build: CMake projects compile theirs
         base = base._replace(po_dir=str(project.root / "po"))
-    plans = []
-    with contextlib.ExitStack() as stack:
-        for fw, arch in targets:
-            target = base._replace(
-                framework=fw, architecture=arch if arch else base.architecture,
-                rewrite_framework=True,
-                version_suffix=suffix_for(fw, frameworks, written_version))
-            build_arch = arch or "all"
-            built = with_toolchain(project, toolchains.get((fw, build_arch), ""))
+    targets = []
+    for fw, arch in pairs:
+        request = base._replace(
+            framework=fw, architecture=arch if arch else base.architecture,
+            rewrite_framework=True, version_suffix=suffix_for(fw, frameworks, written_version))
+        build_arch = arch or "all"
+        choice = None
+        if kind not in INSTALLING_KINDS and source is not None:  # the project's manifest
+            choice = choose(source, request)
+            facts = choice.facts
+        else:
             facts = choose_framework(fw, "@CLICK_FRAMEWORK@", label, SETTINGS)
-            folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
-            work = stack.enter_context(work_dir(built, kind, folder))
-            _console.info(f"* Staging {target_label(fw, build_arch)}")
-            ctx = Staging(built, kind, work, build_arch, ARCH_TRIPLETS.get(build_arch, ""),
-                          facts, source, Path(outdir))
-            staged = stage(ctx)
-            found = staged.manifest or source
-            if found is None:
-                raise BuildError(f"{label}: not found: neither the project nor the CMake "
-                                 "install has a manifest.json")
-            plans.append(Plan(found, staged.entries, target, str(work / "click-finish")))
-        results = build_targets(plans, outdir)
-    return [Path(b.path) for b in results if b.path]
-
+        folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
+        targets.append(Target(target_label(fw, build_arch), request, choice, facts, build_arch,
+                              folder, toolchains.get((fw, build_arch), "")))
+    return targets

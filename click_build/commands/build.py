@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from ..build import Entry
-    from ..finish import Target
+    from ..choices import Request
     from ..placeholders import ManifestSource
 
 __all__ = ["is_project", "register", "resolve_manifest"]
@@ -142,7 +142,8 @@ def _check_directory(directory: str) -> None:
 def run_build(args: argparse.Namespace) -> int:
     from .. import _console
     from ..build import COMPRESS_LEVEL, stage_tree
-    from ..finish import Target, finish
+    from ..choices import Request
+    from ..finish import finish
     from ..placeholders import read_manifest_file
     from ..timestamps import source_date_epoch
 
@@ -163,12 +164,12 @@ def run_build(args: argparse.Namespace) -> int:
             exclude=[manifest_path, os.path.join(args.directory, "manifest.json")],
         )
         review = args.review or os.environ.get("CLICK_BUILD_REVIEW") or "errors"
-        target = Target(review=review, origin="click-build build", level=level,
-                        po_dir=os.path.join(args.directory, "po"))  # DIRECTORY/po/*.po
+        request = Request(review=review, origin="click-build build", level=level,
+                          po_dir=os.path.join(args.directory, "po"))  # DIRECTORY/po/*.po
         if args.framework:
-            paths = _build_frameworks(args, source, entries, target)
+            paths = _build_frameworks(args, source, entries, request)
         else:
-            paths = [finish(source, entries, args.output_dir, target).path]
+            paths = [finish(source, entries, args.output_dir, request).path]
     for path in paths:  # one line per package, as the original prints for its one
         shown = os.path.join(args.output_dir, os.path.basename(path))
         _console.info(f"Successfully built package in '{shown}'.")
@@ -176,14 +177,14 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries: list[Entry],
-                      target: Target) -> list[str]:
-    """One package per ``--framework``, through the core's several-targets build."""
+                      request: Request) -> list[str]:
+    """One package per ``--framework`` of the one staged tree: a build for several targets."""
     import re
-    import tempfile
 
     from ..errors import ConfigError
+    from ..finish import Job, finish_jobs
     from ..manifest import FRAMEWORK_RE
-    from ..targets import Plan, build_targets, expand_names, suffix_for
+    from ..targets import expand_names, suffix_for
 
     frameworks = expand_names(args.framework)
     for fw in frameworks:
@@ -191,13 +192,13 @@ def _build_frameworks(args: argparse.Namespace, source: ManifestSource, entries:
             raise ConfigError(f"--framework: {fw!r} is not a framework name such as "
                               "'ubuntu-sdk-20.04'")
     version = source.peek(placeholders=True).get("version")
-    with tempfile.TemporaryDirectory(prefix="click-build-") as scratch:
-        plans = [Plan(source, entries, target._replace(
-            framework=fw, rewrite_framework=True, origin="click-build build --framework",
-            version_suffix=suffix_for(fw, frameworks, version)),
-            os.path.join(scratch, str(i))) for i, fw in enumerate(frameworks)]
-        built = build_targets(plans, args.output_dir)
-    return [b.path for b in built]
+    jobs = []
+    for fw in frameworks:
+        wanted = request._replace(framework=fw, rewrite_framework=True,
+                                  origin="click-build build --framework",
+                                  version_suffix=suffix_for(fw, frameworks, version))
+        jobs.append(Job(source, entries, wanted))
+    return [b.path for b in finish_jobs(jobs, args.output_dir, several=True)]
 
 
 def _manifests_in_tree(directory: str, manifest_path: str) -> int:

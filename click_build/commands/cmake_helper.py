@@ -164,11 +164,12 @@ def run_policy_version(args: argparse.Namespace) -> int:
 
 def run_package(args: argparse.Namespace) -> int:
     """The click target's packing in one process: the checks, the architecture and the
-    archive come from one read of each staged file (see ``finish._write``)."""
+    archive come from one read of each staged file (see :mod:`click_build.finish`)."""
     from .. import _console
     from ..build import stage_tree
+    from ..choices import Request
     from ..errors import ConfigError
-    from ..finish import REVIEW_MODES, Target, finish
+    from ..finish import REVIEW_MODES, finish
     from ..placeholders import read_manifest_file
     from ..timestamps import source_date_epoch
 
@@ -185,10 +186,10 @@ def run_package(args: argparse.Namespace) -> int:
     entries = stage_tree(root, args.ignore, exclude=[manifest_path])
     # No po_dir: click_translations() compiled the project's catalogs into the tree, and
     # the backend's CMake kind packs the same tree with none.
-    target = Target(review=review, review_switch="CLICK_BUILD_REVIEW=report",
-                    guessed_architecture=args.guessed_architecture)
+    request = Request(review=review, review_switch="CLICK_BUILD_REVIEW=report",
+                      guessed_architecture=args.guessed_architecture)
     os.makedirs(args.output_dir, exist_ok=True)
-    done = finish(source, entries, args.output_dir, target,
+    done = finish(source, entries, args.output_dir, request,
                   place=f"the install tree {root}",
                   fix="install it (click_add_hook() or install(FILES ...)) or fix the path")
     shown = os.path.join(args.output_dir, os.path.basename(done.path))
