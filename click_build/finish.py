@@ -7,26 +7,30 @@ whichever route built it.  A single build is a list of one job; a build for
 several targets (frameworks, architectures) a longer one, and each staged file is
 read once for all of them.  :func:`finish_jobs` runs, in order:
 
-1. for each job, its choice (:func:`~click_build.choices.choose`: the framework
-   and the declared architecture, made once, here or by the route before staging),
-   its manifest rendered for the declared architecture (``all`` while the compiled
-   files have not decided), the files the build generates (the AppArmor
-   ``policy_version`` filled in, ``po/LANG.po`` compiled: :mod:`click_build.i18n`)
-   and the tree checks (:func:`~click_build.tree_checks.check_tree`: hook files,
-   and every folder the desktop files, the hooks and the QML entry point name; a
-   package that silently lost one is never written) -- :func:`prepare`;
-2. every job packed into a nameless file, each staged file read once for all of
-   them (:class:`~click_build.build.Packing`); the files step 1 read are packed
-   from the bytes it read;
-3. for each job, the architecture decided from the ELF headers the packing read
-   (:func:`~click_build.choices.decide_architecture`) and the manifest rendered
-   for it;
-4. the stores' rules across the jobs of a build for several targets
-   (:func:`~click_build.targets.check_store_rules`);
-5. each package written (:func:`~click_build.build.write_package`) and reviewed
-   (:func:`review_built`) complete but not yet under its name: errors fail the
-   build, and nothing is left, unless the review mode is ``report``; ``strict``
-   fails on warnings too.
+1. :func:`prepare`, for each job: its choice (:func:`~click_build.choices.choose`:
+   the framework and the declared architecture, made once, here or by the route
+   before staging), its manifest rendered for the declared architecture (``all``
+   while the compiled files have not decided), the files the build generates (the
+   AppArmor ``policy_version`` filled in, ``po/LANG.po`` compiled:
+   :mod:`click_build.i18n`) and the tree checks
+   (:func:`~click_build.tree_checks.check_tree`: hook files, and every folder the
+   desktop files, the hooks and the QML entry point name; a package that silently
+   lost one is never written);
+2. :class:`~click_build.build.Packing`: every job packed into a nameless file, each
+   staged file read once for all of them; the files step 1 read are packed from the
+   bytes it read;
+3. :func:`final_manifest`, for each job: the architecture decided from the ELF
+   headers the packing read (:func:`~click_build.choices.decide_architecture`) and
+   the manifest rendered for it;
+4. :func:`~click_build.targets.check_store_rules`: the stores' rules across the jobs
+   of a build for several targets;
+5. :func:`write_reviewed`, for each job: the package written
+   (:func:`~click_build.build.write_package`) and reviewed (:func:`review_built`)
+   complete but not yet under its name: errors fail the build, and nothing is left,
+   unless the review mode is ``report``; ``strict`` fails on warnings too.
+
+The same list is in docs/architecture.md; ``tests/test_architecture_steps.py`` holds
+both to the order of the calls in :func:`finish_jobs`.
 
 Standard library only, like the rest of the core.
 """
@@ -65,8 +69,8 @@ if TYPE_CHECKING:
 
     Arch = str | list[str]
 
-__all__ = ["REVIEW_MODES", "Finished", "Job", "Prepared", "finish", "finish_jobs", "prepare",
-           "review_built", "summary_table"]
+__all__ = ["REVIEW_MODES", "Finished", "Job", "Prepared", "final_manifest", "finish",
+           "finish_jobs", "prepare", "review_built", "summary_table", "write_reviewed"]
 
 #: ``errors``: review errors fail the build (the default, as Clickable);
 #: ``strict``: warnings fail it too (the OpenStore rejects uploads with any);
@@ -249,8 +253,8 @@ def prepare(job: Job, kept: dict[str, bytes] | None = None, place: str = "the pa
 
 # -------------------------------------------------------------- steps 3-5 ---
 
-def _decided(job: Job, prepared: Prepared, packed: Packed) -> Manifest:
-    """Step 3: the manifest for the architecture the packed ELF headers give."""
+def final_manifest(job: Job, prepared: Prepared, packed: Packed) -> Manifest:
+    """Step 3 of one job: its manifest for the architecture the packed ELF headers give."""
     choice = prepared.choice
     arch = decide_architecture(choice.declared, prepared.entries, job.source.label,
                                one=choice.guessed, code=packed.code, env_var=choice.env_var)
@@ -317,9 +321,10 @@ def _remove(path: str) -> None:
         pass  # gone already
 
 
-def _write(job: Job, manifest: Manifest, packed: Packed, outdir: str, stamp: int,
-           several: bool, done: Sequence[Finished]) -> Finished:
-    """Step 5 for one job: written and reviewed before it gets its name."""
+def write_reviewed(job: Job, manifest: Manifest, packed: Packed, outdir: str, stamp: int,
+                   several: bool = False, done: Sequence[Finished] = ()) -> Finished:
+    """Step 5 of one job: its package written and reviewed before it gets its name
+    (see :func:`finish_jobs` for ``several``; ``done``: the packages written so far)."""
     request = job.request
     label = target_label(manifest.framework, arch_word(manifest))
     findings: list[Finding] = []
@@ -375,14 +380,15 @@ def finish_jobs(jobs: Sequence[Job], outdir: str | os.PathLike[str],
         stamp = package_timestamp()
         with Packing([p.entries for p in prepared], outdir, stamp, levels.pop(), kept,
                      _label(prepared)) as packed:
-            manifests = [_decided(job, p, data) for job, p, data in zip(jobs, prepared, packed)]
+            manifests = [final_manifest(job, p, data)
+                         for job, p, data in zip(jobs, prepared, packed)]
             if several:
                 check_store_rules([Candidate(target_label(m.framework, arch_word(m)), m,
                                              p.entries, kept)
                                    for p, m in zip(prepared, manifests)])
             done: list[Finished] = []
             for job, manifest, data in zip(jobs, manifests, packed):
-                done.append(_write(job, manifest, data, outdir, stamp, several, done))
+                done.append(write_reviewed(job, manifest, data, outdir, stamp, several, done))
     finally:
         for scratch in scratches:
             scratch.remove()
