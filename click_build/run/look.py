@@ -21,6 +21,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..atomicfile import new_file_mode, write_file
 from ..errors import ConfigError, RunError
 from .state import folder_fd_inside
 
@@ -131,16 +132,8 @@ def write_theme(config_home: str, state: str, dark: bool) -> None:
     parts = [*os.path.relpath(config_home, state).split(os.sep), "lomiri-ui-toolkit"]
     shown = os.path.join(state, *parts, "theme.ini")
     with folder_fd_inside(state, *parts) as fd:
-        scratch = f".theme.ini.{os.getpid()}"
         try:
-            try:
-                os.unlink(scratch, dir_fd=fd)
-            except FileNotFoundError:
-                pass
-            out = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                          | os.O_CLOEXEC, 0o644, dir_fd=fd)
-            with os.fdopen(out, "w", encoding="utf-8") as f:
-                f.write(f"[General]\ntheme={THEMES[dark]}\n")
-            os.rename(scratch, "theme.ini", src_dir_fd=fd, dst_dir_fd=fd)
+            write_file("theme.ini", f"[General]\ntheme={THEMES[dark]}\n".encode(),
+                       new_file_mode(0o644), dir_fd=fd)
         except OSError as e:
             raise RunError(f"cannot write {shown}: {e.strerror}") from None
