@@ -509,3 +509,38 @@ def test_a_template_leaves_the_framework_to_the_build(tmp_path: Path) -> None:
     manifest = json.loads(run(["dpkg-deb", "-I", str(only_click(tmp_path / "a")),
                                "manifest"]).stdout)
     assert manifest["framework"] == "ubuntu-touch-24.04-1.x"
+
+
+def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: Path) -> None:
+    """A template whose hook paths name the architecture (``@CLICK_ARCH_TRIPLET@``) while the
+    compiled files decide it: the AppArmor file filled and the files checked are those of
+    the decided architecture, and each file is still packed from one pass."""
+    import shutil
+
+    from click_build.elf import ARCH_TRIPLETS
+    from click_build.hostarch import host_architecture
+
+    host = host_architecture()
+    triplet = ARCH_TRIPLETS[host]
+    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    data = json.loads((project / "manifest.json").read_text())
+    (project / "manifest.json").unlink()
+    folder = project / "lib" / triplet
+    folder.mkdir(parents=True)
+    for name in ("hello-qml.desktop", "hello-qml.apparmor"):
+        (project / name).rename(folder / name)
+    true = shutil.which("true")
+    assert true
+    shutil.copy(true, folder / "helper")
+    hooks = {"hello-qml": {"apparmor": "lib/@CLICK_ARCH_TRIPLET@/hello-qml.apparmor",
+                           "desktop": "lib/@CLICK_ARCH_TRIPLET@/hello-qml.desktop"}}
+    (project / "manifest.json.in").write_text(json.dumps(dict(
+        data, architecture="@CLICK_ARCH@", hooks=hooks)))
+    click_build("build", project, "-o", tmp_path, "--no-validate")
+    click = only_click(tmp_path)
+    assert click.name == f"hello-qml.clickbuild_1.0.0_{host}.click"
+    manifest = json.loads(run(["dpkg-deb", "-I", str(click), "manifest"]).stdout)
+    assert manifest["architecture"] == host
+    assert manifest["hooks"]["hello-qml"]["apparmor"] == f"lib/{triplet}/hello-qml.apparmor"
+    policy = json.loads(member_text(click, f"./lib/{triplet}/hello-qml.apparmor"))
+    assert policy["policy_version"] == 20.04
