@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..atomicfile import write_file
 from ..errors import ConfigError
 from .toml_text import table_lines
 
@@ -246,21 +246,7 @@ def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text``: a new file beside it, renamed over it (a link there
     is replaced, never followed); the old file's permissions are kept."""
     try:
-        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        mode: int | None = stat.S_IMODE(os.lstat(path).st_mode)
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=".pyproject.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        mode = None  # a new file's, under the umask
+    write_file(path, text.encode("utf-8"), mode)
