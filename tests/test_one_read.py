@@ -126,8 +126,9 @@ click_package()
 """
 
 
-#: Two frameworks: the packages of one build for several targets.
-BOTH = ("ubuntu-sdk-20.04", "ubuntu-touch-24.04-1.x")
+#: Two frameworks: the packages of one build for several targets (both 24.04: the helper,
+#: this machine's /bin/true, needs a glibc newer than 20.04's, which the review refuses).
+BOTH = ("ubuntu-touch-24.04-1.x", "ubuntu-touch-24.04-2.x")
 
 
 @pytest.mark.parametrize("several", [False, True], ids=["one-target", "two-frameworks"])
@@ -165,10 +166,10 @@ def test_each_staged_file_is_opened_once(tmp_path: Path, route: str, several: bo
     else:
         _traced([*CLICK_BUILD, "build", str(app), *frameworks, "-o", str(out)], log)
     host = run(["dpkg", "--print-architecture"]).stdout.strip()
-    versions = ["1.0~2004", "1.0~2404"] if several else ["1.0"]
+    versions = ["1.0~2404", "1.0~2404.2"] if several else ["1.0"]
     clicks = sorted(out.glob("*.click"))
     # the ELF scan did decide, for each package
-    assert [c.name for c in clicks] == [f"com.example.hello_{v}_{host}.click" for v in versions]
+    assert [c.name for c in clicks] == sorted(f"com.example.hello_{v}_{host}.click" for v in versions)
     listings = [run(["dpkg-deb", "-c", str(c)]).stdout for c in clicks]
     # cmake --install writes the stage (and strips what it installs): click-build's reads count.
     opened = _opens(log, top.resolve(), "python" if route == "cmake" else "")
