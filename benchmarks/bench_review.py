@@ -94,7 +94,8 @@ def make_tree(root: Path, files: int = 10_000) -> Path:
 
 def make_elf_tree(root: Path, size: int = 390_000_000) -> Path:
     """This machine's shared libraries, up to ``size`` bytes, in lib/<triplet>/."""
-    from click_build.elf import ARCH_TRIPLETS, host_architecture, parse_elf_header
+    from click_build.elf import ARCH_TRIPLETS, parse_elf_header
+    from click_build.hostarch import host_architecture
 
     arch = host_architecture()
     triplet = ARCH_TRIPLETS[arch]
