@@ -1,5 +1,6 @@
 """Settings of the kinds that run a project's own build tools: ``qmake``, ``precompiled``
-and the ``libraries`` built before the app.
+and the ``libraries`` built before the app; and of the phone's root they build against
+(``sysroot``).
 
 Kept apart from :mod:`.settings` (which holds the table and how it is read) so each file
 stays one job; :mod:`.schema` reads the field docstrings of both modules.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["LibrarySettings", "PrecompiledSettings", "QMakeSettings"]
+__all__ = ["LibrarySettings", "PrecompiledSettings", "QMakeSettings", "SysrootSettings"]
 
 
 @dataclass(frozen=True)
@@ -76,3 +77,27 @@ class LibrarySettings:
 
     env: dict[str, str] = field(default_factory=dict)
     """Environment variables of its build steps, beside the app's ``env``."""
+
+
+@dataclass(frozen=True)
+class SysrootSettings:
+    """The phone's root that targets with ``toolchains = "sysroot"`` build against
+    (``click-build sysroot``; docs/phone.md)."""
+
+    profile: str = ""
+    """The profile that makes the root: ``ubuntu-24.04``, ``ubuntu-20.04`` or
+    ``debian-12`` (an approximate stand-in for 24.04), for the target's framework
+    (``-C click-build.sysroot.profile=debian-12``).  Empty: the root ``click-build sysroot
+    create`` made for the target's framework and architecture, else the framework's
+    default profile."""
+
+    packages: list[str] = field(default_factory=list)
+    """Debian packages the app builds against, added to the root (Clickable's
+    ``dependencies_target``), such as ``["libqrencode-dev"]``: a root with them is a root
+    of its own, made (downloaded) the first time."""
+
+    bundle: list[str] = field(default_factory=list)
+    """Packages of the root whose shared libraries are packed into the app's
+    ``lib/<triplet>/`` (Clickable's ``install_lib``), such as ``["libqrencode4"]``;
+    libraries the framework provides (the phone has them) are left out, with a
+    warning."""

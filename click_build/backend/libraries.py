@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from .context import Staged, Staging, clean, expand, real_dir
 from .kind_settings import LibrarySettings
 from .steps import SETTINGS, run_steps, run_tool, step_environment
 
-__all__ = ["Libraries", "build_libraries", "variable_name"]
+__all__ = ["Libraries", "build_libraries", "pack_shared", "variable_name"]
 
 _SHARED = re.compile(r"lib[^/]*\.so(\.[0-9][^/]*)?")
 
@@ -59,32 +59,40 @@ class Libraries:
     def pack(self, ctx: Staging, staged: Staged) -> Staged:
         """``staged`` with the libraries' shared libraries in ``lib/<triplet>`` (the app's
         own file of the same name wins)."""
-        have = {e.arcname for e in staged.entries}
-        added: list[Entry] = []
-        mtime = package_timestamp()
-        for file, path in self.shared():
-            arcname = f"lib/{ctx.triplet}/{file}"
-            if arcname in have:
-                continue
-            have.add(arcname)
-            if path.is_symlink():
-                target = os.readlink(path)
-                if "/" in target:  # only links beside their library keep their meaning
-                    target = os.path.realpath(path)
-                    if os.path.dirname(target) != str(path.parent.resolve()):
-                        raise BuildError(f"{path}: a link out of its library folder; a "
-                                         "library's links must name files beside them")
-                    target = os.path.basename(target)
-                added.append(Entry(arcname, "symlink", 0o777, 0, mtime, target=target))
-            else:
-                st = path.stat()
-                added.append(Entry(arcname, "file", 0o755 if st.st_mode & 0o111 else 0o644,
-                                   st.st_size, mtime, str(path)))
-        if added:
-            shown = ", ".join(sorted(e.arcname.rsplit("/", 1)[1] for e in added
-                                     if e.kind == "file"))
-            _console.info(f"* Libraries packed into lib/{ctx.triplet}: {shown}")
-        return replace(staged, entries=[*staged.entries, *added])
+        return pack_shared(ctx, staged, self.shared(), "Libraries")
+
+
+def pack_shared(ctx: Context, staged: Staged, files: Iterable[tuple[str, Path]],
+                what: str) -> Staged:
+    """``staged`` with the shared libraries ``files`` ((file name, path) pairs: files and
+    links beside them) in ``lib/<triplet>``, where the launcher's ``LD_LIBRARY_PATH``
+    finds them; the app's own file of the same name wins."""
+    have = {e.arcname for e in staged.entries}
+    added: list[Entry] = []
+    mtime = package_timestamp()
+    for file, path in files:
+        arcname = f"lib/{ctx.triplet}/{file}"
+        if arcname in have:
+            continue
+        have.add(arcname)
+        if path.is_symlink():
+            target = os.readlink(path)
+            if "/" in target:  # only links beside their library keep their meaning
+                target = os.path.realpath(path)
+                if os.path.dirname(target) != str(path.parent.resolve()):
+                    raise BuildError(f"{path}: a link out of its library folder; a "
+                                     "library's links must name files beside them")
+                target = os.path.basename(target)
+            added.append(Entry(arcname, "symlink", 0o777, 0, mtime, target=target))
+        else:
+            st = path.stat()
+            added.append(Entry(arcname, "file", 0o755 if st.st_mode & 0o111 else 0o644,
+                               st.st_size, mtime, str(path)))
+    if added:
+        shown = ", ".join(sorted(e.arcname.rsplit("/", 1)[1] for e in added
+                                 if e.kind == "file"))
+        _console.info(f"* {what} packed into lib/{ctx.triplet}: {shown}")
+    return replace(staged, entries=[*staged.entries, *added])
 
 
 def _lib_dirs(prefix: Path) -> list[Path]:

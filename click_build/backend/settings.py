@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal, Union, get_args, get_origin, get_type_hints
 
 from ..errors import ConfigError
-from .kind_settings import LibrarySettings, PrecompiledSettings, QMakeSettings
+from .kind_settings import LibrarySettings, PrecompiledSettings, QMakeSettings, SysrootSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +39,7 @@ __all__ = [
     "PythonSettings",
     "QMakeSettings",
     "Settings",
+    "SysrootSettings",
     "load_project",
     "toml_name",
 ]
@@ -128,7 +129,9 @@ class Settings:
 
     toolchains: dict[str, str] = field(default_factory=dict)
     """CMake toolchain file of each ``cmake`` target, keyed ``"FRAMEWORK/ARCH"`` (or
-    ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is that target's SDK.  A
+    ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is that target's SDK;
+    ``"sysroot"`` builds it against the phone's root (``sysroot``; ``qmake`` targets
+    too), made the first time it is needed.  A
     target without one (nor a toolchain in ``cmake.args``) is built with this machine's
     compiler and libraries, which the build says, if it is this machine's architecture;
     for another, the build stops before compiling and names it."""
@@ -204,6 +207,9 @@ class Settings:
 
     precompiled: PrecompiledSettings = field(default_factory=PrecompiledSettings)
     """Settings of the ``precompiled`` kind."""
+
+    sysroot: SysrootSettings = field(default_factory=SysrootSettings)
+    """The phone's root of the targets built with ``toolchains = "sysroot"``."""
 
 
 @dataclass(frozen=True)
@@ -527,6 +533,7 @@ def load_project(
     settings = _build(Settings, tree)
     assert isinstance(settings, Settings)
     _check_steps(settings)
+    _check_sysroot(settings.sysroot)
     _check_paths(root, settings)
     return Project(root, data, settings, _check_metadata(data.get("project")))
 
@@ -598,3 +605,22 @@ def _check_steps(settings: Settings) -> None:
             for i, command in enumerate(commands, 1):
                 if "\0" in command:
                     raise ConfigError(f"{where}.{prefix}{key}: item {i} holds a NUL character")
+
+
+def _check_sysroot(sysroot: SysrootSettings) -> None:
+    """Package names go to apt and the resolver as data: anything but a Debian package
+    name (an option such as ``-oDir=/``, a space, a path) is refused here."""
+    from ..errors import SysrootError
+    from ..sysroot.profiles import FAMILIES, check_packages
+
+    where = "pyproject.toml: tool.click-build.sysroot"
+    if sysroot.profile and sysroot.profile not in FAMILIES:
+        close = difflib.get_close_matches(sysroot.profile, list(FAMILIES), 1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f"; the profiles are " \
+            f"{', '.join(FAMILIES)}"
+        raise ConfigError(f"{where}.profile: {sysroot.profile!r} is not a profile{hint}")
+    for key, names in (("packages", sysroot.packages), ("bundle", sysroot.bundle)):
+        try:
+            check_packages(names, f"{where}.{key}")
+        except SysrootError as e:
+            raise ConfigError(str(e)) from None

@@ -34,8 +34,8 @@ from .profiles import ARCHIVES, Profile, mirror_url, profile_for
 from .store import META, RootLock, Stored, cache_home, read_stored, root_id, stored_roots
 from .tree import finish_tree, tree_size
 
-__all__ = ["METHODS", "Profile", "Stored", "cache_home", "create", "find", "profile_for",
-           "remove", "shared", "stored_roots", "toolchain_for"]
+__all__ = ["METHODS", "Profile", "Stored", "cache_home", "create", "find", "hold",
+           "profile_for", "remove", "shared", "stored_roots", "toolchain_for"]
 
 #: How a root is made: apt where the host has it, else click-build's own way.
 METHODS = ("auto", "apt", "builtin")
@@ -139,13 +139,23 @@ def shared(framework: str, arch: str, profile: str | None = None,
            packages: tuple[str, ...] = (), mirrors: Mapping[str, str] | None = None,
            cache: Path | None = None) -> Iterator[Stored]:
     """The root for a build: made when missing, and held (shared) while the block runs."""
-    chosen = profile_for(framework, arch, profile, packages)
+    with hold(profile_for(framework, arch, profile, packages), mirrors, cache) as stored:
+        yield stored
+
+
+@contextmanager
+def hold(profile: Profile, mirrors: Mapping[str, str] | None = None,
+         cache: Path | None = None, stored: Stored | None = None) -> Iterator[Stored]:
+    """``profile``'s root (``stored`` when given and still there, else the one from these
+    mirrors, made when missing), held shared while the block runs."""
     cache = cache or cache_home()
     while True:
-        stored = create(chosen, mirrors, cache)
+        if stored is None:
+            stored = create(profile, mirrors, cache)
         with RootLock(cache, stored.ident, exclusive=False):
             again = read_stored(stored.folder)
             if again is None:
+                stored = None
                 continue  # removed between the two locks: made again
             yield again
             return

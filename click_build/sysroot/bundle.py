@@ -5,11 +5,12 @@ A package's file list comes from its ``.deb`` in the cache's pool (the root keep
 package database). Only shared libraries are taken (``libX.so.N...`` in a ``lib``
 folder), so a ``-dev`` package named by mistake adds nothing, and a package of the
 profile's own (what the framework provides: the phone has it) is left out with a
-warning.  The later build integration copies the result into ``lib/<triplet>/``.
+warning.  The backend packs the result into ``lib/<triplet>/`` (``backend/crossroot.py``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -29,9 +30,12 @@ def _strings(stored: Stored, key: str) -> list[object]:
     return list(value) if isinstance(value, list) else []
 
 
-def bundled_libraries(stored: Stored, names: list[str] | tuple[str, ...]) -> list[Path]:
+def bundled_libraries(stored: Stored, names: list[str] | tuple[str, ...],
+                      provided: frozenset[str] = frozenset()) -> list[Path]:
     """The root's paths of the shared libraries (files and links) the packages ``names``
-    ship, sorted; an error naming a package the root does not hold."""
+    ship, sorted; an error naming a package the root does not hold.  A library one of
+    whose names (its file's, its links') is in ``provided`` (the framework's sonames,
+    :mod:`click_build.abi_facts`) is left out with a warning: the phone has it."""
     installed = {pair[0]: pair[1] for pair in _strings(stored, "installed")
                  if isinstance(pair, list) and len(pair) == 2}
     framework = set(_strings(stored, "packages")) - set(_strings(stored, "extra_packages"))
@@ -55,4 +59,16 @@ def bundled_libraries(stored: Stored, names: list[str] | tuple[str, ...]) -> lis
                 rel = _clean(member.name, debs[0].name)
                 if member.type in (b"0", b"2") and _SHARED.search(rel):
                     found.add(stored.root / rel)
-    return sorted(p for p in found if p.exists() or p.is_symlink())
+    present = [p for p in found if p.exists() or p.is_symlink()]
+    groups: dict[str, list[Path]] = {}
+    for path in present:  # a library and its links
+        groups.setdefault(os.path.realpath(path), []).append(path)
+    out = []
+    for group in groups.values():
+        named = sorted(p.name for p in group)
+        if provided.intersection(named):
+            _console.warn(f"bundle: {', '.join(named)}: the framework provides it (the "
+                          "phone has it); not bundled")
+            continue
+        out.extend(group)
+    return sorted(out)
