@@ -277,17 +277,28 @@ function(click_bundle_runtime_deps)
     endif()
   endforeach()
   set(exclude ${CLICK_FRAMEWORK_LIBRARIES} ${ARG_EXCLUDE})
+  set(directories ${ARG_DIRECTORIES})
+  if(CMAKE_SYSROOT AND CMAKE_LIBRARY_ARCHITECTURE)
+    # A build against the phone's root: the libraries are the root's, not this machine's.
+    foreach(dir usr/lib lib)
+      list(APPEND directories "${CMAKE_SYSROOT}/${dir}/${CMAKE_LIBRARY_ARCHITECTURE}")
+    endforeach()
+  endif()
   # Bracket arguments keep regexes and paths literal inside the install script.
   set(code "set(_click_x [==[${exclude}]==])\n")
   string(APPEND code "file(GET_RUNTIME_DEPENDENCIES\n")
-  foreach(kind executables libraries modules)
+  # One bracket argument per item: a bracket argument is one word, ';' and all.
+  foreach(kind executables libraries modules directories)
     if(${kind})
       string(TOUPPER "${kind}" keyword)
-      string(APPEND code "  ${keyword} [==[${${kind}}]==]\n")
+      string(APPEND code "  ${keyword}")
+      foreach(item IN LISTS ${kind})
+        string(APPEND code " [==[${item}]==]")
+      endforeach()
+      string(APPEND code "\n")
     endif()
   endforeach()
   string(APPEND code
-    "  DIRECTORIES [==[${ARG_DIRECTORIES}]==]\n"
     "  PRE_EXCLUDE_REGEXES \${_click_x}\n"
     "  POST_EXCLUDE_REGEXES [==[^${CMAKE_BINARY_DIR}/]==]\n"
     "  RESOLVED_DEPENDENCIES_VAR _click_deps\n"
