@@ -24,9 +24,18 @@ from conftest import CLICK_BUILD, ROOT, need, run
 from deadlines import seconds, wait_for
 from install_support import flocks
 from install_support import run as run_as
-from sysroot_support import FRAMEWORK, test_cache, unreachable
+from sysroot_support import (
+    FRAMEWORK,
+    MACHINES,
+    cli,
+    made,
+    new_cpp,
+    packed_program,
+    review_clean,
+    test_cache,
+)
 
-from click_build.sysroot import aptroot, find, profile_for, stored_roots, toolchain_for
+from click_build.sysroot import aptroot, profile_for, stored_roots, toolchain_for
 from click_build.sysroot.builtin import _candidates
 from click_build.sysroot.keys import KEYS, pinned_keyring
 from click_build.sysroot.profiles import ARCHIVES, mirror_url
@@ -34,34 +43,6 @@ from click_build.sysroot.resolve import Index, resolve
 from click_build.sysroot.store import Stored
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sysroot")]
-
-MACHINES = {"arm64": 183, "armhf": 40}
-
-
-def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
-    return run([*CLICK_BUILD, *args], env={"CLICK_BUILD_SYSROOT_CACHE": str(test_cache()),
-                                           **(env or {})}, cwd=cwd, check=check)
-
-
-def made(arch: str, cache: Path | None = None, method: str = "auto") -> Stored:
-    """The debian-12 root for ``arch`` in the test cache, made when missing."""
-    cache = cache or test_cache()
-    profile = profile_for(FRAMEWORK, arch, "debian-12")
-    stored = find(profile, cache=cache)
-    if stored is None:
-        reason = unreachable()
-        if reason:
-            pytest.skip(f"Debian's archive cannot be reached, so no root is made: {reason}")
-        cache.mkdir(parents=True, exist_ok=True)
-        cache.chmod(0o755)
-        result = run([*CLICK_BUILD, "-q", "sysroot", "create", "--arch", arch, "--profile",
-                      "debian-12", "--method", method],
-                     env={"CLICK_BUILD_SYSROOT_CACHE": str(cache)})
-        stored = find(profile, cache=cache)
-        assert stored is not None and result.stdout.strip() == str(stored.root)
-    return stored
-
 
 @pytest.fixture(scope="session")
 def arm64() -> Stored:
@@ -91,24 +72,6 @@ def cmake_build(project: Path, toolchain_file: Path, *defines: str,
     run(["cmake", "--build", str(build)], env=base)
     run(["cmake", "--build", str(build), "--target", "click"], env=base)
     return build
-
-
-def packed_program(click: Path, tmp: Path, name: str) -> Path:
-    out = tmp / "unpacked"
-    run(["dpkg-deb", "-x", str(click), str(out)])
-    (program,) = out.glob(f"lib/*/bin/{name}")
-    return program
-
-
-def review_clean(click: Path) -> None:
-    result = cli("review", str(click))
-    assert result.stdout.strip() == f"{click}: no problems found", result.stdout
-
-
-def new_cpp(where: Path) -> Path:
-    where.mkdir(parents=True, exist_ok=True)
-    cli("new", "cpp", "--no-input", "--set", "title=Tea Timer", cwd=where)
-    return where / "tea-timer"
 
 
 def test_a_root_holds_the_phones_qt_and_is_listed_with_its_size(arm64: Stored) -> None:

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..build import Entry
 from ..build_folders import DEFAULT_BUILD_DIR, own_folder_patterns
@@ -23,6 +24,9 @@ from ..errors import ConfigError
 from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
 from .settings import Project
+
+if TYPE_CHECKING:
+    from ..sysroot import Stored
 
 __all__ = ["INSTALLING_KINDS", "MARK", "TOOL_BUILD_KINDS", "Staging", "Staged",
            "build_dir_patterns", "clean", "excluded_paths", "expand", "own_build_dir", "real_dir",
@@ -50,6 +54,9 @@ class Staging:
     #: Variables every build tool of the project runs with, beside Clickable's: the ``env``
     #: setting and the libraries' folders (``CMAKE_PREFIX_PATH``, ``NAME_LIB_INSTALL_DIR``).
     environment: dict[str, str] = field(default_factory=dict)
+    #: The phone's root this target builds against (``toolchains = "sysroot"``), held
+    #: for the build; None: this machine's compilers and libraries, or a toolchain file.
+    sysroot: Stored | None = None
 
     @property
     def source_root(self) -> Path:

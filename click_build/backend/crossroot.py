@@ -24,7 +24,7 @@ from .. import _console
 if TYPE_CHECKING:
     from ..sysroot import Stored
     from ..sysroot.choose import RootChoice
-    from .context import Context, Staged
+    from .context import Staged, Staging
     from .settings import Project
 
 __all__ = ["SYSROOT", "build_for_phone", "pack_bundle", "plan_root", "toolchain_arg",
@@ -67,7 +67,7 @@ def toolchain_arg(stored: Stored) -> str:
     return f"-DCMAKE_TOOLCHAIN_FILE={toolchain_for(stored)}"
 
 
-def pack_bundle(ctx: Context, staged: Staged, stored: Stored) -> Staged:
+def pack_bundle(ctx: Staging, staged: Staged, stored: Stored) -> Staged:
     """``staged`` with the shared libraries of the ``bundle`` packages in
     ``lib/<triplet>``, except those the framework provides."""
     from ..abi_facts import facts_for

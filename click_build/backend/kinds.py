@@ -129,6 +129,10 @@ def stage(ctx: Staging) -> Staged:
     staged = KINDS[ctx.kind](ctx)
     if libraries is not None:
         staged = libraries.pack(ctx, staged)
+    if ctx.sysroot is not None:
+        from .crossroot import pack_bundle
+
+        staged = pack_bundle(ctx, staged, ctx.sysroot)
     return postbuild(ctx, staged)
 
 

@@ -62,7 +62,7 @@ class Libraries:
         return pack_shared(ctx, staged, self.shared(), "Libraries")
 
 
-def pack_shared(ctx: Context, staged: Staged, files: Iterable[tuple[str, Path]],
+def pack_shared(ctx: Staging, staged: Staged, files: Iterable[tuple[str, Path]],
                 what: str) -> Staged:
     """``staged`` with the shared libraries ``files`` ((file name, path) pairs: files and
     links beside them) in ``lib/<triplet>``, where the launcher's ``LD_LIBRARY_PATH``

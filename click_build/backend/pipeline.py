@@ -20,6 +20,7 @@ from ..elf import ARCH_TRIPLETS
 from ..errors import BuildError, ManifestError
 from ..finish import Job, finish_jobs
 from .context import Staging, work_dir
+from .crossroot import toolchain_arg, use_root
 from .kinds import stage
 from .plan import SETTINGS, plan_build, with_toolchain
 from .settings import Project
@@ -51,7 +52,10 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
     jobs = []
     with contextlib.ExitStack() as stack:
         for target in plan.targets:
-            built = with_toolchain(project, target.toolchain)
+            built, root = with_toolchain(project, target.toolchain), None
+            if target.root is not None:  # held until packed: bundled files are the root's
+                root = stack.enter_context(use_root(target.root))
+                built = with_toolchain(project, toolchain_arg(root))
             work = stack.enter_context(work_dir(built, plan.kind, target.folder))
             if plan.several:
                 _console.info(f"* Staging {target.label}")
@@ -59,7 +63,7 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
                               ARCH_TRIPLETS.get(target.arch, ""), target.facts, plan.source,
                               Path(outdir), arch_guessed=target.arch_guessed,
                               architectures=target.architectures, arch_env=target.arch_env,
-                              framework_chosen_by=target.framework_chosen_by)
+                              framework_chosen_by=target.framework_chosen_by, sysroot=root)
             staged = stage(staging)
             source = staged.manifest or plan.source
             if source is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from .. import _console
 from ..choices import (
@@ -36,8 +37,12 @@ from ..placeholders import FRAMEWORK_PLACEHOLDERS, ManifestSource, is_placeholde
 from ..targets import expand_names, suffix_for, target_label
 from .appmanifest import find_manifest
 from .context import INSTALLING_KINDS
+from .crossroot import SYSROOT, plan_root
 from .kinds import OWN_TRANSLATIONS, builds_for_host, resolve
 from .settings import Project
+
+if TYPE_CHECKING:
+    from ..sysroot.choose import RootChoice
 
 __all__ = ["SETTINGS", "Plan", "Target", "plan_build", "toolchain_args", "toolchain_for",
            "with_toolchain"]
@@ -61,6 +66,9 @@ class Target:
     arch: str  # the architecture compiled for ("all" when nothing is)
     folder: str  # the build folder's ``{arch}``
     toolchain: str = ""  # ``-DCMAKE_TOOLCHAIN_FILE=...``, or ""
+    #: The phone's root it builds against (``toolchains = "sysroot"``): chosen here,
+    #: held (and made when missing) while it is staged, its toolchain file then passed.
+    root: RootChoice | None = None
     arch_guessed: bool = False  # ``arch`` is the host's, as nothing declared one
     architectures: tuple[str, ...] = ()  # a fat package's list (``arch`` is then "all")
     arch_env: str = ""  # the environment variable that declared ``arch``
@@ -153,12 +161,12 @@ def _single(project: Project, kind: str, source: ManifestSource | None,
         shown = "the architecture of its files"
     framework = f" ({facts.framework})" if chosen_by or kind != "cmake" else ""
     _console.info(f"* Building {kind} app for {shown}{framework}")
-    toolchain = ""
-    if kind == "cmake":  # the toolchain rule of a build for several targets, for this one
+    toolchain: str | RootChoice = ""
+    if kind in ("cmake", "qmake"):  # the toolchain rule of several targets, for this one
         key = (facts.framework if chosen_by else "", arch)
-        toolchain = toolchain_args(project, [key])[key]
+        toolchain = toolchain_args(project, [key], kind)[key]
     return Target(target_label(facts.framework, arch), request, choice, facts, arch, arch,
-                  toolchain, arch_guessed=bool(request.guessed_architecture),
+                  *_toolchain_fields(toolchain), arch_guessed=bool(request.guessed_architecture),
                   architectures=tuple(declared) if isinstance(declared, list) else (),
                   arch_env=arch_env, framework_chosen_by=chosen_by)
 
@@ -182,25 +190,40 @@ def _toolchain_in_settings(project: Project) -> bool:
             or any(a.startswith("--toolchain") or "CMAKE_TOOLCHAIN_FILE" in a for a in cmake.args))
 
 
-def toolchain_args(project: Project, targets: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The toolchain argument of each cmake target ("" for none), or a refusal naming every
-    target that cannot be built on this machine and why.
+def _toolchain_fields(toolchain: str | RootChoice) -> tuple[str, RootChoice | None]:
+    """A :class:`Target`'s ``toolchain`` and ``root``."""
+    return (toolchain, None) if isinstance(toolchain, str) else ("", toolchain)
+
+
+def toolchain_args(project: Project, targets: list[tuple[str, str]],
+                   kind: str = "cmake") -> dict[tuple[str, str], str | RootChoice]:
+    """The toolchain argument of each cmake target ("" for none; the root to build against
+    for ``"sysroot"``), or a refusal naming every target that cannot be built on this
+    machine and why.  A qmake target takes ``"sysroot"`` only (its kind refuses another
+    architecture than this machine's without one).
 
     One rule for a single build and several targets: the toolchain ``toolchains`` names for
     the target; else the one the cmake settings give every build (``cmake.args``
     ``--toolchain``, ``cmake.define.CMAKE_TOOLCHAIN_FILE``, ``$CMAKE_TOOLCHAIN_FILE``); else
     this machine's compiler, which is said, when it builds for the target's architecture
     (or ``all``: nothing is compiled); another architecture is refused before anything is
-    configured.  ``"host"`` says this machine is the target's SDK.
+    configured.  ``"host"`` says this machine is the target's SDK; ``"sysroot"`` that the
+    target builds against the phone's root (:mod:`.crossroot`: the root is chosen here,
+    once; a cmake project nobody chose a framework for gets click-build's default's).
     """
     host = host_architecture()
     own = _toolchain_in_settings(project)
-    out: dict[tuple[str, str], str] = {}
+    out: dict[tuple[str, str], str | RootChoice] = {}
     cannot = []
     for fw, arch in targets:
         label = target_label(fw, arch) if fw else arch
         named = toolchain_for(project, fw, arch)
-        if named is None:
+        if named == SYSROOT and arch != "all":
+            framework = fw or DEFAULT_FRAMEWORK
+            out[(fw, arch)] = plan_root(project, framework, arch, target_label(framework, arch))
+        elif kind != "cmake":
+            out[(fw, arch)] = ""
+        elif named is None:
             out[(fw, arch)] = ""
             if own or arch == "all":
                 continue
@@ -273,8 +296,8 @@ def _several(project: Project, kind: str, source: ManifestSource | None,
     if len(pairs) > 1 and s.build_dir and "{arch}" not in s.build_dir:
         raise ConfigError(f"{SETTINGS}.build-dir: {s.build_dir!r} has no {{arch}}, so the "
                           "targets would share one build folder; add {arch} to it")
-    toolchains = toolchain_args(project, [(f, a or "all") for f, a in pairs]) \
-        if kind == "cmake" else {}
+    toolchains = toolchain_args(project, [(f, a or "all") for f, a in pairs], kind) \
+        if kind in ("cmake", "qmake") else {}
     written_fw = peek.get("framework")
     if isinstance(written_fw, str) and written_fw.strip() and "@" not in written_fw \
             and written_fw.strip() not in frameworks:
@@ -300,5 +323,5 @@ def _several(project: Project, kind: str, source: ManifestSource | None,
             facts = choose_framework(fw, "@CLICK_FRAMEWORK@", label, SETTINGS)
         folder = build_arch if len(frameworks) == 1 else f"{build_arch}-{fw}"
         targets.append(Target(target_label(fw, build_arch), request, choice, facts, build_arch,
-                              folder, toolchains.get((fw, build_arch), "")))
+                              folder, *_toolchain_fields(toolchains.get((fw, build_arch), ""))))
     return targets

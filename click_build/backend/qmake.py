@@ -17,10 +17,10 @@ What existing Ubuntu Touch qmake projects do, and how it is handled here:
   qmake runs on the same mirror of the sources as CMake does, and the build folder is
   kept, so the next build only recompiles what changed.
 
-Cross builds are not made here yet: a build for another architecture than this
-machine's stops before anything runs.  The sysroot's qmake spec will plug in at
-:func:`spec_args` (``-spec`` naming a generated mkspec with the root's compilers and
-``QT_SYSROOT``), the only place that knows how qmake is pointed at a target.
+A build for the phone (``toolchains = "sysroot"``) runs this machine's qmake with the
+root's ``qt.conf`` and mkspec (:mod:`click_build.sysroot.qmakespec`): the root's Qt, the
+cross compilers; :func:`spec_args` is the only place that knows how qmake is pointed at
+a target.  Another architecture without a root stops before anything runs.
 """
 
 from __future__ import annotations
@@ -80,16 +80,37 @@ def project_file(root: Path, setting: str) -> str:
 
 
 def spec_args(ctx: Staging) -> list[str]:
-    """The qmake arguments that choose the target: none for this machine.  Another
-    architecture is refused until the sysroot's generated mkspec is wired in here."""
+    """The qmake arguments that choose the target: none for this machine; the root's
+    ``qt.conf`` and mkspec for a target built against the phone's root.  Another
+    architecture without a root is refused."""
+    if ctx.sysroot is not None:
+        from ..sysroot.qmakespec import qmake_args
+
+        return qmake_args(ctx.work / "qmake-sysroot", ctx.sysroot.root, ctx.arch,
+                          ctx.sysroot.get("label"))
     host = host_architecture()
     if ctx.arch in ("all", host):
         return []
     raise BuildError(
-        f"{SETTINGS}.kind: a qmake project is built for this machine ({host}) for now, not "
-        f"{ctx.arch}: qmake needs a spec for the phone's compilers and libraries, which "
-        "click-build sysroot will provide; build on a machine (or SDK container) of that "
-        "architecture, or use the cmake kind with a toolchain file")
+        f"{SETTINGS}.kind: a qmake project is built for this machine ({host}), not "
+        f"{ctx.arch}, unless it builds against the phone's root: toolchains = "
+        f"{{\"{ctx.arch}\" = \"sysroot\"}} in [tool.click-build] (python -m build -C "
+        f"click-build.toolchains.{ctx.arch}=sysroot; docs/phone.md)")
+
+
+def _real_qmake(qmake: str, env: dict[str, str]) -> str:
+    """Qt's own qmake behind a chooser (qtchooser's ``/usr/bin/qmake``): the one in the
+    folder it says holds Qt's tools, else ``qmake`` itself."""
+    import subprocess
+
+    try:
+        result = subprocess.run([qmake, "-query", "QT_HOST_BINS"], env=env, text=True,
+                                capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return qmake
+    real = Path(result.stdout.strip() or "/nonexistent", "qmake")
+    return str(real) if result.returncode == 0 and real.is_absolute() and \
+        os.access(real, os.X_OK) else qmake
 
 
 def _features(ctx: Staging, folder: Path) -> Path:
@@ -118,6 +139,10 @@ def qmake_environment(ctx: Staging, env: dict[str, str]) -> dict[str, str]:
     out["DEB_HOST_ARCH"] = ctx.arch
     if ctx.triplet:
         out["DEB_HOST_MULTIARCH"] = ctx.triplet
+    if ctx.sysroot is not None:  # pkg-config inside the root only
+        from ..sysroot.qmakespec import qmake_environment as root_environment
+
+        out.update(root_environment(ctx.sysroot.root, ctx.arch))
     out.setdefault("QT_SELECT", "qt5")  # Debian's qmake is qtchooser's: Qt 5, as the phone
     # rcc embeds file times: the package's one time, as for CMake (the sdist route and
     # --wheel then give the same bytes)
@@ -132,12 +157,15 @@ def qmake_install(ctx: Staging, pro: Path, build: Path, install_root: Path,
     """qmake, make, ``make INSTALL_ROOT=install_root install`` for ``pro`` in ``build``
     (``install_root`` is emptied first); ``label`` names the project in messages."""
     qmake = _tool("qmake", "qtbase5-dev-tools qt5-qmake")
+    spec = spec_args(ctx)
+    if spec:  # Debian's qmake is qtchooser's, which takes -qtconf for its own -qt option
+        qmake = _real_qmake(qmake, env)
     make = _tool("make", "make")
     variables = [f"CLICK_ARCH={ctx.arch}", f"CLICK_FRAMEWORK={ctx.facts.framework}"]
     if ctx.triplet:
         variables.append(f"CLICK_ARCH_TRIPLET={ctx.triplet}")
     _console.info(f"* qmake {label}")
-    run_tool([qmake, *spec_args(ctx), *(expand(a, env) for a in args), *variables, str(pro)],
+    run_tool([qmake, *spec, *(expand(a, env) for a in args), *variables, str(pro)],
              build, env, f"qmake ({label})")
     jobs = env.get("NUM_PROCS") or str(os.cpu_count() or 1)
     run_tool([make, f"-j{jobs}", *(expand(a, env) for a in make_args)], build, env,

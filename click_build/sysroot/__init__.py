@@ -183,8 +183,9 @@ def toolchain_for(stored: Stored, compiler: str = "auto", qt_tools: str = "auto"
     if qt_tools != "auto":
         name = name.replace(".cmake", f"-{qt_tools}-qt.cmake")
     folder = stored.folder
-    if not os.access(folder, os.W_OK):
-        folder = cache_home() / ".toolchains" / stored.ident
+    if not os.access(folder, os.W_OK):  # your own cache, even when the roots are shared
+        own = {k: v for k, v in os.environ.items() if k != "CLICK_BUILD_SYSROOT_CACHE"}
+        folder = cache_home(own) / ".toolchains" / stored.ident
         folder.mkdir(parents=True, exist_ok=True)
     path, choices = write_toolchain(folder, stored.root, arch, processor_for(arch),
                                     qemu_for(arch), stored.get("label"), compiler, name, qt_tools)

@@ -14,9 +14,9 @@ mkspec, given to this machine's qmake as ``-qtconf FILE -spec FOLDER``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from ..atomicfile import write_file
 from ..elf import ARCH_TRIPLETS
 from .profiles import qemu_for
 from .toolchain import _wrappers, choose
@@ -92,14 +92,8 @@ load(qt_config)
 
 
 def write_if_changed(path: Path, text: str) -> None:
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
-    part = path.with_name(f".{path.name}.{os.getpid()}.part")
-    part.write_text(text, encoding="utf-8")
-    os.replace(part, path)
+    """Left alone when unchanged: make sees no new dependency."""
+    write_file(path, text.encode("utf-8"), only_if_changed=True)
 
 
 def _qmake_text(value: str) -> str:
