@@ -175,6 +175,33 @@ def test_a_qmake_project_cross_built_with_the_roots_qt(arm64: Stored, tmp_path: 
                      "click-build.toolchains.arm64=sysroot")
 
 
+def test_a_build_makes_the_root_it_needs_once(arm64: Stored, tmp_path: Path) -> None:
+    """No root made yet: the first build makes one from the profile the settings name
+    (from the packages the suite downloaded already), the next uses it."""
+    cache = tmp_path / "sysroots"
+    (cache / "debs").mkdir(parents=True)
+    for deb in (arm64.folder.parent / "debs").glob("*.deb"):
+        os.link(deb, cache / "debs" / deb.name)
+    project = tmp_path / "cmake-hello"
+    shutil.copytree(ROOT / "tests" / "packages" / "cmake-hello", project)
+    args = ["--wheel", "-C", "click-build.architecture=arm64", "-C",
+            f"click-build.framework={FRAMEWORK}", "-C", "click-build.toolchains.arm64=sysroot",
+            "-C", "click-build.sysroot.profile=debian-12"]
+    env = {"CLICK_BUILD_SYSROOT_CACHE": str(cache)}
+    first = pybuild(project, *args, env=env)
+    assert f"* {FRAMEWORK}/arm64: built against a new debian-12 arm64 (approximate: " \
+        in first.stdout
+    assert "Making the debian-12 arm64 (approximate" in first.stdout + first.stderr
+    (made_now,) = (p for p in cache.iterdir() if p.name.startswith("debian-12-arm64-")
+                   and p.is_dir())
+    assert made_now.name == arm64.ident  # the same root as sysroot create makes
+    second = pybuild(project, *args, env=env)
+    assert f"root ({made_now / 'root'})" in second.stdout
+    (click,) = (project / "dist").glob("*_arm64.click")
+    run(["dpkg-deb", "-x", str(click), str(tmp_path / "unpacked")])
+    assert elf_machine(tmp_path / "unpacked" / "bin" / "cmake-hello") == MACHINES["arm64"]
+
+
 @pytest.mark.root
 def test_an_unprivileged_user_builds_against_roots_another_user_made(arm64: Stored) -> None:
     """As nobody, with the suite's roots (root's, read-only to nobody): python -m build

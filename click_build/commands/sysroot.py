@@ -17,13 +17,16 @@ _EPILOG = """\
 A phone runs arm64 (some armhf), so a compiled app (C++, Qt) must be built for it.
 A sysroot is a copy of the phone's libraries and headers (Qt, Lomiri, glibc) on
 this computer, made from the archives the phone's system comes from, without root,
-Docker or changes to this system. Builds use it through a CMake toolchain file.
+Docker or changes to this system. Builds use it through a CMake toolchain file, or
+python -m build and click-build build with a target's toolchain set to "sysroot".
 
 examples:
   click-build sysroot create --arch arm64                    the default framework's root
   click-build sysroot create --arch arm64 --profile debian-12  Debian 12 in place of 24.04
   cmake -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$(click-build sysroot toolchain --arch arm64)"
   ctest --test-dir build-arm64                               the tests, run under qemu
+  python -m build --wheel -C click-build.architecture=arm64 -C click-build.toolchains.arm64=sysroot
+                                                             the same by the build backend
   click-build sysroot list                                   what is made, with sizes
 
 Profiles: ubuntu-24.04 (ubuntu-touch-24.04-1.x, default) and ubuntu-20.04
@@ -32,6 +35,8 @@ repository, as the phone has them; debian-12 is an approximate stand-in for
 24.04 from Debian's archive. Mirrors: --mirror ARCHIVE=URL, or
 CLICK_BUILD_MIRROR_DEBIAN, _UBUNTU_PORTS, _UBPORTS. Roots are kept in
 ~/.cache/click-build/sysroots (CLICK_BUILD_SYSROOT_CACHE names another folder).
+[tool.click-build.sysroot] in pyproject.toml: profile, packages (more build
+dependencies in the root), bundle (their libraries packed into the app).
 The guide: docs/phone.md.
 """
 
