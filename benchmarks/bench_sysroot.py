@@ -10,8 +10,10 @@
    creation <= 60 s on 2 cores.
 2. Disk per root: the root's allocated blocks, and the downloads kept beside it.
 3. Warm build of the ``cpp`` template (configure, compile, package in a new build
-   folder, the root already made): for ARCH through the root's toolchain file against
-   the same for this machine.  Target: <= 1.5x.
+   folder, the root already made): for ARCH against the same for this machine, by
+   plain CMake with the root's toolchain file, and by the build backend
+   (``python -m build --wheel -C click-build.toolchains.ARCH=sysroot``: the root
+   chosen, held, and its libraries reviewed as every build does).  Target: <= 1.5x.
 
 ``--quick`` (the test suite's) times one round of 3 on a root it finds in
 CLICK_BUILD_SYSROOT_CACHE or makes, and makes no cold root.
@@ -82,6 +84,21 @@ def build(project: Path, folder: Path, cache: Path, toolchain: Path | None) -> f
                 ["cmake", "--build", str(folder), "--target", "click"]):
         subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+def backend_build(project: Path, cache: Path, arch: str | None) -> float:
+    """``python -m build --wheel`` of the project, for ARCH against its root (None: for
+    this machine), in a new build folder."""
+    folder = project / "build"
+    shutil.rmtree(folder, ignore_errors=True)
+    settings = ["-C", f"click-build.architecture={arch}", "-C",
+                f"click-build.toolchains.{arch}=sysroot"] if arch else []
+    env = {**env_with(cache), "CCACHE_DISABLE": "1"}
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "build", "-n", "-x", "--wheel", *settings],
+                   cwd=project, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
     return time.monotonic() - start
 
 
@@ -156,10 +173,23 @@ def main() -> int:
               f"{', '.join(f'{t / h:.2f}' for t, h in zip(target, host))})")
         verdicts.append((f"warm build, {args.arch} / host", f"{ratio:.2f}x", "<= 1.5x",
                          ratio <= 1.5))
+        print(f"\nThe same by python -m build (toolchains.{args.arch} = \"sysroot\"), "
+              f"{rounds} round(s) each (load {benchlib.load_now()}):")
+        host, target = [], []
+        for _ in range(rounds):
+            host.append(backend_build(project, cache, None))
+            target.append(backend_build(project, cache, args.arch))
+        ratio = statistics.median(target) / statistics.median(host)
+        print(f"  for this machine {spread(host)}")
+        print(f"  for {args.arch:15} {spread(target)}")
+        print(f"  ratio {ratio:.2f}x (per round: "
+              f"{', '.join(f'{t / h:.2f}' for t, h in zip(target, host))})")
+        verdicts.append((f"python -m build, {args.arch} / host", f"{ratio:.2f}x", "<= 1.5x",
+                         ratio <= 1.5))
         print("\nTargets" + (" (quick: not judged)" if args.quick else "") + ":")
         for what, value, target_text, met in verdicts:
             mark = "" if args.quick else ("  met" if met else "  MISSED")
-            print(f"  {what:32} {value:>10}  {target_text}{mark}")
+            print(f"  {what:34} {value:>10}  {target_text}{mark}")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

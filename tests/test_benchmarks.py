@@ -121,6 +121,7 @@ def test_bench_sysroot(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"Disk: the root \d+ MB", proc.stdout)
     assert re.search(r"warm build, arm64 / host +\d+\.\d\dx", proc.stdout)
+    assert re.search(r"python -m build, arm64 / host +\d+\.\d\dx", proc.stdout)
 
 
 def test_profile_build(tmp_path: Path) -> None:

@@ -202,6 +202,25 @@ def test_a_build_makes_the_root_it_needs_once(arm64: Stored, tmp_path: Path) -> 
     assert elf_machine(tmp_path / "unpacked" / "bin" / "cmake-hello") == MACHINES["arm64"]
 
 
+def test_build_for_phone_is_one_call(arm64: Stored, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """What run --arch and device run call: a project for one framework and architecture
+    against its root, whatever the project's own settings say."""
+    from click_build.backend.phone import build_for_phone
+
+    monkeypatch.setenv("CLICK_BUILD_SYSROOT_CACHE", str(test_cache()))
+    project = tmp_path / "cmake-hello"
+    shutil.copytree(ROOT / "tests" / "packages" / "cmake-hello", project)
+    click = build_for_phone(project, FRAMEWORK, "arm64", tmp_path / "out")
+    assert click == tmp_path / "out" / "cmake-hello.clickbuild_2.0.1_arm64.click"
+    run(["dpkg-deb", "-x", str(click), str(tmp_path / "unpacked")])
+    assert elf_machine(tmp_path / "unpacked" / "bin" / "cmake-hello") == MACHINES["arm64"]
+    from click_build.errors import ClickError
+
+    with pytest.raises(ClickError, match="no sysroot for architecture 'amd64'"):
+        build_for_phone(project, FRAMEWORK, "amd64", tmp_path / "out")
+
+
 @pytest.mark.root
 def test_an_unprivileged_user_builds_against_roots_another_user_made(arm64: Stored) -> None:
     """As nobody, with the suite's roots (root's, read-only to nobody): python -m build

@@ -7,16 +7,14 @@ CMake toolchain file (``cmake``, the libraries) or its qmake spec (``qmake``,
 :mod:`.qmakespec`).  After staging, the shared libraries of the packages the settings
 ``bundle`` are packed into ``lib/<triplet>`` (:func:`pack_bundle`).
 
-:func:`build_for_phone` is the one call for other commands (``run --arch``, ``device
-run``): a project built for one framework and architecture against its root.
+:func:`click_build.backend.phone.build_for_phone` is the one call for other commands
+(``run --arch``, ``device run``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import _console
@@ -27,8 +25,7 @@ if TYPE_CHECKING:
     from .context import Staged, Staging
     from .settings import Project
 
-__all__ = ["SYSROOT", "build_for_phone", "pack_bundle", "plan_root", "toolchain_arg",
-           "use_root"]
+__all__ = ["SYSROOT", "pack_bundle", "plan_root", "toolchain_arg", "use_root"]
 
 #: What ``toolchains`` says for a target built against its root.
 SYSROOT = "sysroot"
@@ -84,20 +81,3 @@ def pack_bundle(ctx: Staging, staged: Staged, stored: Stored) -> Staged:
     except SysrootError as e:
         raise ConfigError(f"pyproject.toml: tool.click-build.sysroot.{e}") from None
     return pack_shared(ctx, staged, ((p.name, p) for p in paths), "Bundled libraries")
-
-
-def build_for_phone(project_dir: str | os.PathLike[str], framework: str, arch: str,
-                    outdir: str | os.PathLike[str],
-                    config_settings: Mapping[str, str | list[str]] | None = None) -> Path:
-    """Build the project in ``project_dir`` for ``framework`` on ``arch`` against the
-    phone's root (as ``python -m build -C click-build.framework=FRAMEWORK -C
-    click-build.architecture=ARCH -C click-build.toolchains.FRAMEWORK/ARCH=sysroot``);
-    return the package.  ``config_settings``: more ``-C`` settings.  Errors are
-    :class:`~click_build.errors.ClickError`s, one line each."""
-    from .pipeline import build_package
-    from .settings import load_project
-
-    settings = {**(config_settings or {}), "click-build.framework": framework,
-                "click-build.architecture": arch,
-                f"click-build.toolchains.{framework}/{arch}": SYSROOT}
-    return build_package(load_project(project_dir, settings), outdir)
