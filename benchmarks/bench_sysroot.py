@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -159,33 +160,27 @@ def main() -> int:
                        stdout=subprocess.DEVNULL)
         project = project_parent / "tea-timer"
         rounds = 1 if args.quick else args.rounds
-        print(f"\nWarm build of the cpp template, {rounds} round(s) each "
-              f"(load {benchlib.load_now()}):")
-        host: list[float] = []
-        target: list[float] = []
-        for _ in range(rounds):
-            host.append(build(project, work / "build-host", cache, None))
-            target.append(build(project, work / f"build-{args.arch}", cache, toolchain))
-        ratio = statistics.median(target) / statistics.median(host)
-        print(f"  for this machine {spread(host)}")
-        print(f"  for {args.arch:15} {spread(target)}")
-        print(f"  ratio {ratio:.2f}x (per round: "
-              f"{', '.join(f'{t / h:.2f}' for t, h in zip(target, host))})")
-        verdicts.append((f"warm build, {args.arch} / host", f"{ratio:.2f}x", "<= 1.5x",
-                         ratio <= 1.5))
-        print(f"\nThe same by python -m build (toolchains.{args.arch} = \"sysroot\"), "
-              f"{rounds} round(s) each (load {benchlib.load_now()}):")
-        host, target = [], []
-        for _ in range(rounds):
-            host.append(backend_build(project, cache, None))
-            target.append(backend_build(project, cache, args.arch))
-        ratio = statistics.median(target) / statistics.median(host)
-        print(f"  for this machine {spread(host)}")
-        print(f"  for {args.arch:15} {spread(target)}")
-        print(f"  ratio {ratio:.2f}x (per round: "
-              f"{', '.join(f'{t / h:.2f}' for t, h in zip(target, host))})")
-        verdicts.append((f"python -m build, {args.arch} / host", f"{ratio:.2f}x", "<= 1.5x",
-                         ratio <= 1.5))
+        routes: list[tuple[str, str, Callable[[str | None], float]]] = [
+            ("warm build", f"Warm build of the cpp template by plain CMake, {rounds} round(s) each",
+             lambda arch: build(project, work / f"build-{arch or 'host'}", cache,
+                                toolchain if arch else None)),
+            ("python -m build", f"The same by python -m build (toolchains.{args.arch} = "
+             f'"sysroot"), {rounds} round(s) each', lambda arch: backend_build(project, cache, arch)),
+        ]
+        for name, heading, timed in routes:
+            print(f"\n{heading} (load {benchlib.load_now()}):")
+            host: list[float] = []
+            target: list[float] = []
+            for _ in range(rounds):  # alternating
+                host.append(timed(None))
+                target.append(timed(args.arch))
+            ratio = statistics.median(target) / statistics.median(host)
+            print(f"  for this machine {spread(host)}")
+            print(f"  for {args.arch:15} {spread(target)}")
+            print(f"  ratio {ratio:.2f}x (per round: "
+                  f"{', '.join(f'{t / h:.2f}' for t, h in zip(target, host))})")
+            verdicts.append((f"{name}, {args.arch} / host", f"{ratio:.2f}x", "<= 1.5x",
+                             ratio <= 1.5))
         print("\nTargets" + (" (quick: not judged)" if args.quick else "") + ":")
         for what, value, target_text, met in verdicts:
             mark = "" if args.quick else ("  met" if met else "  MISSED")
