@@ -175,6 +175,33 @@ def test_a_qmake_project_cross_built_with_the_roots_qt(arm64: Stored, tmp_path: 
                      "click-build.toolchains.arm64=sysroot")
 
 
+def test_the_qmake_spec_with_clang_and_lld(arm64: Stored, tmp_path: Path) -> None:
+    """Where the root's glibc is not the cross gcc's (Ubuntu 20.04's), the spec uses clang
+    and lld, with clang's own qmake settings (qmake asks it for its library folders) and
+    --as-needed: the program names only the libraries it uses."""
+    need("clang")
+    need("ld.lld")
+    from click_build.sysroot.qmakespec import qmake_args
+
+    project = tmp_path / "qmake-app"
+    shutil.copytree(ROOT / "tests" / "packages" / "ut-qmake-app", project)
+    args = qmake_args(tmp_path / "spec", arm64.root, "arm64", "debian-12 arm64", "clang")
+    assert "QMAKE_CXX = clang++ --target=aarch64-linux-gnu" in \
+        (tmp_path / "spec" / "spec" / "qmake.conf").read_text()
+    features = tmp_path / "features"
+    features.mkdir()
+    (features / "ubuntu-click.prf").write_text("UBUNTU_CLICK_BINARY_PATH = /bin\n")
+    build = project / "b"
+    build.mkdir()
+    env = {"QMAKEFEATURES": str(features), "DEB_HOST_ARCH": "arm64"}
+    run(["/usr/lib/qt5/bin/qmake", *args, str(project / "qmake-app.pro")], cwd=build, env=env)
+    run(["make", "-j2"], cwd=build, env=env)
+    program = build / "app" / "qmakeapp"
+    assert elf_machine(program) == MACHINES["arm64"]
+    needed = run(["readelf", "-d", str(program)]).stdout
+    assert "libQt5Quick.so.5" in needed and "libQt5QmlModels" not in needed
+
+
 def test_a_build_makes_the_root_it_needs_once(arm64: Stored, tmp_path: Path) -> None:
     """No root made yet: the first build makes one from the profile the settings name
     (from the packages the suite downloaded already), the next uses it."""

@@ -77,7 +77,7 @@ QMAKE_INCREMENTAL_STYLE = sublib
 
 include({linux})
 include({gcc_base_unix})
-include({gpp_unix})
+include({compiler_conf})
 
 {compiler}QMAKE_AR = {triplet}-ar cqs
 QMAKE_OBJCOPY = {triplet}-objcopy
@@ -101,12 +101,14 @@ def _qmake_text(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "$$") + '"'
 
 
-def qmake_args(folder: Path, root: Path, arch: str, label: str) -> list[str]:
+def qmake_args(folder: Path, root: Path, arch: str, label: str,
+               compiler: str = "auto") -> list[str]:
     """Write the root's ``qt.conf`` and mkspec into ``folder`` (left alone when unchanged,
-    so make sees no new dependency); qmake's arguments that use them."""
+    so make sees no new dependency); qmake's arguments that use them.  ``compiler``: as
+    for the toolchain file (:func:`~.toolchain.choose`)."""
     triplet = ARCH_TRIPLETS[arch]
     qemu = qemu_for(arch)
-    choices = choose(root, arch, qemu)
+    choices = choose(root, arch, qemu, compiler)
     folder.mkdir(parents=True, exist_ok=True)
     host_bin = Path("/usr/lib/qt5/bin") if choices.host_qt else \
         _wrappers(folder, root, choices.qemu or qemu)
@@ -118,7 +120,10 @@ def qmake_args(folder: Path, root: Path, arch: str, label: str) -> list[str]:
         label=label, why=f"{choices.compiler}: {choices.why_compiler}",
         linux=_qmake_text(str(mkspecs / "common" / "linux.conf")),
         gcc_base_unix=_qmake_text(str(mkspecs / "common" / "gcc-base-unix.conf")),
-        gpp_unix=_qmake_text(str(mkspecs / "common" / "g++-unix.conf")), compiler=compiler, triplet=triplet,
+        # clang.conf: qmake then asks clang for its library folders (-print-search-dirs)
+        compiler_conf=_qmake_text(str(mkspecs / "common" / (
+            "clang.conf" if choices.compiler == "clang" else "g++-unix.conf"))),
+        compiler=compiler, triplet=triplet,
         root=_qmake_text(str(root))))
     platform = str(mkspecs / "linux-g++" / "qplatformdefs.h").replace("\\", "\\\\") \
         .replace('"', '\\"')
