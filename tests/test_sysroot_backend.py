@@ -133,6 +133,7 @@ def test_packages_and_bundle_put_a_library_the_framework_lacks_in_the_package(
                      "click-build.sysroot.bundle=", check=False, env=SYSROOT_ENV)
     assert_one_error(result, "review: 1 error in qrcode.clickbuild_1.0.0_arm64.click")
     assert "needs libqrencode.so.4, which neither framework" in result.stderr
+    assert "[tool.click-build.sysroot] bundle names the root's package" in result.stderr
 
 
 def test_the_cmake_module_bundles_from_the_root(arm64_qrencode: Stored, tmp_path: Path) -> None:
@@ -227,6 +228,22 @@ def test_a_build_makes_the_root_it_needs_once(arm64: Stored, tmp_path: Path) -> 
     (click,) = (project / "dist").glob("*_arm64.click")
     run(["dpkg-deb", "-x", str(click), str(tmp_path / "unpacked")])
     assert elf_machine(tmp_path / "unpacked" / "bin" / "cmake-hello") == MACHINES["arm64"]
+
+
+def test_one_command_builds_arm64_and_armhf_against_their_roots(
+        arm64: Stored, tmp_path: Path) -> None:
+    armhf = made("armhf")
+    project = tmp_path / "cmake-hello"
+    shutil.copytree(ROOT / "tests" / "packages" / "cmake-hello", project)
+    result = backend_build(project, "architectures=arm64,armhf", "toolchains.arm64=sysroot",
+                           "toolchains.armhf=sysroot")
+    assert f"({arm64.root})" in result.stdout and f"({armhf.root})" in result.stdout
+    assert "Debian 12's armhf has a 32-bit time_t" in result.stdout  # its own approximation
+    for arch in ("arm64", "armhf"):
+        click = project / "dist" / f"cmake-hello.clickbuild_2.0.1_{arch}.click"
+        run(["dpkg-deb", "-x", str(click), str(tmp_path / arch)])
+        assert elf_machine(tmp_path / arch / "bin" / "cmake-hello") == MACHINES[arch]
+        review_clean(click)
 
 
 def test_build_for_phone_is_one_call(arm64: Stored, tmp_path: Path,

@@ -153,7 +153,8 @@ def _report(ctx: Context, target: Target, key: tuple[str, int, str], entry: _Fou
             f"needs {name}, which neither {fw} nor the package (lib/{triplet}/, lib/, the "
             f"file's $ORIGIN search paths) provides{has}{facts.note('sonames')}: {paths.listing()}",
             f"{BUILD_FIX}, or bundle the library: ship {name} (and the libraries it needs) "
-            f"in lib/{triplet}/ of the package")
+            f"in lib/{triplet}/ of the package ([tool.click-build.sysroot] bundle names "
+            "the root's package that has it)")
 
 
 def _framework_with_qt(version: str) -> str | None:
