@@ -16,9 +16,17 @@ examples:
   click-build run dist/app_1.0_all.click   start an app from a package file
   click-build run . --print-env            the command and environment, not run
   click-build run . -- --foo               pass --foo to the app (fills %U/%u)
+  click-build run --arch arm64             build for arm64, start it under qemu
 
 ARGS after '--' go to the app: they replace %U/%F (or %u/%f) in Exec, or are
 added at its end.
+
+--arch ARCH runs the app as the phone's processor runs it (arm64 or armhf), on
+this computer, under qemu-ARCH-static (Debian package qemu-user-static), with the
+phone's libraries from a sysroot of the app's framework ('click-build sysroot
+create --arch ARCH' makes one; a QML app needs one made with '--package
+qmlscene'). A project is built for ARCH first (a compiled app against that
+sysroot). It draws with software OpenGL on X11: a desktop, or xvfb-run -a.
 
 The app runs as Ubuntu Touch's launcher starts it: APP_ID=NAME_APP_VERSION,
 in its installed folder, with the package's lib/<triplet> folders first on
@@ -51,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="print the environment and the command as a shell script; do not run")
     p.add_argument("--timeout", metavar="SECONDS", type=_seconds,
                    help="stop the app (its whole process group) after SECONDS")
+    p.add_argument("--arch", metavar="ARCH",
+                   help="the phone's architecture (arm64, armhf): build for it and start "
+                        "the app under qemu with a sysroot of its framework (see below)")
     p.add_argument("--watch", action="store_true",
                    help="keep running: at every saved change of the project, build, install "
                         "and restart the app (HTML pages served in a browser load again); "
@@ -143,10 +154,11 @@ def run_run(args: argparse.Namespace) -> int:
                               "how to start it once: give one of them")
         from ..run.loop import watch
 
-        return watch(args.target, args.root, args.app, args.app_args, env, look, args.timeout)
+        return watch(args.target, args.root, args.app, args.app_args, env, look, args.timeout,
+                     args.arch)
     if args.print_env:
         _console.configure(quiet=True)  # stdout is the script
-    prepared = prepare(args.target, args.root, args.app, args.app_args, env, look)
+    prepared = prepare(args.target, args.root, args.app, args.app_args, env, look, args.arch)
     if args.print_env:
         sys.stdout.write(render_shell(prepared.plan))
         return 0

@@ -101,13 +101,17 @@ class Installer:
 
     def __init__(self, db: Database, frameworks_dir: str | os.PathLike[str], hooks_dir: str | None = None,
                  force_missing_framework: bool = False, allow_unauthenticated: bool = False,
-                 keyrings: Sequence[str | os.PathLike[str]] = ()) -> None:
+                 keyrings: Sequence[str | os.PathLike[str]] = (),
+                 architecture: str | None = None) -> None:
+        """``architecture``: the system's, which a package must be built for (or ``all``);
+        this machine's unless given (``run --arch`` installs for the emulated phone's)."""
         self.db = db
         self.frameworks_dir = frameworks_dir
         self.hooks_dir = hooks_dir
         self.force_missing_framework = force_missing_framework
         self.allow_unauthenticated = allow_unauthenticated
         self.keyrings = keyrings
+        self.architecture = architecture
         self._owner = clickpkg_ids()  # unpack as clickpkg when root and it exists
 
     def _lock(self, create: bool = True) -> DatabaseLock:
@@ -145,7 +149,8 @@ class Installer:
                 check_file_signature(f, self.keyrings, self.allow_unauthenticated)
                 pkg = open_click(f)
                 manifest = audit_control(pkg, self.frameworks_dir,
-                                         self.force_missing_framework, host_architecture())
+                                         self.force_missing_framework,
+                                         self.architecture or host_architecture())
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
                 old = self._unpack_and_flip(pkg, manifest, name, version, lock)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .. import _console
 from ..errors import ConfigError, RunError
-from .launcher import LaunchPlan
+from .launcher import WEB_RUNNERS, LaunchPlan
 from .look import Look
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
@@ -49,7 +49,7 @@ class Prepared:
 
     def serves_pages(self) -> bool:
         """An HTML5 app whose web runner this computer lacks: ``run`` serves its pages."""
-        from .launcher import WEB_RUNNERS, find_program
+        from .launcher import find_program
 
         program = self.plan.argv[0]
         return program in WEB_RUNNERS and find_program(
@@ -84,14 +84,20 @@ class Session:
     private: PrivateRoot
     homes: dict[str, str]  # the app's XDG folders
     is_project: bool
+    arch: str | None = None  # --arch: the phone's architecture, run under qemu
 
 
-def open_session(target: str, root: str | None) -> Session:
-    """Claim the private root (:mod:`.state`) for a project folder or a .click file."""
+def open_session(target: str, root: str | None, arch: str | None = None) -> Session:
+    """Claim the private root (:mod:`.state`) for a project folder or a .click file
+    (``arch``: to run under qemu, checked before anything is made or built)."""
     from .private import PrivateRoot, default_root
     from .project import is_project
     from .state import claim_state_folder
 
+    if arch is not None:
+        from .emulate import check_arch, qemu_path
+
+        qemu_path(check_arch(arch))
     if os.path.isdir(target):
         if not is_project(target):
             raise RunError(f"{target}: not an app project (no pyproject.toml or manifest.json); "
@@ -105,7 +111,7 @@ def open_session(target: str, root: str | None) -> Session:
     else:
         raise RunError(f"{target}: no such project folder or package file")
     return Session(target, private, private.prepare(os.environ.get("XDG_RUNTIME_DIR")),
-                   os.path.isdir(target))
+                   os.path.isdir(target), arch)
 
 
 def build(session: Session) -> str:
@@ -115,6 +121,11 @@ def build(session: Session) -> str:
     if not session.is_project:
         return session.target
     with build_output_on_stderr():  # stdout is the app's, or the --print-env script
+        if session.arch is not None:
+            from .project import build_for_arch
+
+            return os.fspath(build_for_arch(session.target, session.private.path,
+                                            session.arch))
         return os.fspath(build_project(session.target, session.private.path))
 
 
@@ -134,9 +145,10 @@ def _one_line(key: str, value: str) -> str:
 
 def prepare(target: str, root: str | None = None, app: str | None = None,
             args: Sequence[str] = (), env: Mapping[str, str] | None = None,
-            look: Look | None = None) -> Prepared:
-    """Build (for a project), install privately, and plan the launch of one app."""
-    session = open_session(target, root)
+            look: Look | None = None, arch: str | None = None) -> Prepared:
+    """Build (for a project), install privately, and plan the launch of one app
+    (``arch``: for that architecture, to run under qemu)."""
+    session = open_session(target, root, arch)
     return install_and_plan(session, build(session), app, args, env, look)
 
 
@@ -152,7 +164,7 @@ def install_and_plan(session: Session, package: str, app: str | None = None,
     from .private import install_private
 
     look = look or Look()
-    installed = install_private(package, session.private)
+    installed = install_private(package, session.private, session.arch)
     apps = desktop_apps(installed.manifest)
     app_name = choose_app(apps, installed.name, app, RunError)
     relpath = apps[app_name]
@@ -175,8 +187,18 @@ def install_and_plan(session: Session, package: str, app: str | None = None,
     exec_args = tuple(argv[1:])
     argv += look.arguments()
     app_id = f"{installed.name}_{app_name}_{installed.version}"
-    triplet = host_triplet()
-    changed = launch_environment(os.environ, installed.app_dir, app_id, desktop_path, triplet,
+    base: Mapping[str, str] = os.environ
+    emulation = None
+    if session.arch is not None and argv[0] not in WEB_RUNNERS:  # pages are served alike
+        from .emulate import emulation_for, root_env
+
+        emulation = emulation_for(session.arch, installed.manifest, installed.app_dir, argv[0],
+                                  app_id)
+        triplet = emulation.triplet
+        base = {**os.environ, **root_env(emulation.root, triplet)}
+    else:
+        triplet = host_triplet()
+    changed = launch_environment(base, installed.app_dir, app_id, desktop_path, triplet,
                                  session.homes)
     # Qt's QML disk cache trusts a compiled file while the source's path and time match,
     # and a package's times need not change with its contents (SOURCE_DATE_EPOCH): a
@@ -185,9 +207,14 @@ def install_and_plan(session: Session, package: str, app: str | None = None,
     # loads a cache file it did not write.
     changed["QML_DISABLE_DISK_CACHE"] = "1"
     changed.update(look.environment())
-    changed.update(env or {})
+    plan = LaunchPlan(argv, installed.app_dir, changed)
+    if emulation is not None:
+        from .emulate import emulate
+
+        plan = emulate(plan, emulation, app_id)
+    plan.changed.update(env or {})
     write_theme(session.homes["XDG_CONFIG_HOME"], session.private.path, look.dark)
-    return Prepared(LaunchPlan(argv, installed.app_dir, changed), app_id, triplet, exec_args)
+    return Prepared(plan, app_id, triplet, exec_args)
 
 
 def render_shell(plan: LaunchPlan) -> str:

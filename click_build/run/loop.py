@@ -221,7 +221,8 @@ class _Loop:
 
 
 def watch(target: str, root: str | None, app: str | None, args: Sequence[str],
-          env: Mapping[str, str], look: Look, timeout: float | None) -> int:
+          env: Mapping[str, str], look: Look, timeout: float | None,
+          arch: str | None = None) -> int:
     """Run the project's app, and again after every saved change, until Ctrl-C or
     ``timeout`` (then 0)."""
     from .process import terminated_by_signals
@@ -230,7 +231,7 @@ def watch(target: str, root: str | None, app: str | None, args: Sequence[str],
     if not os.path.isdir(target):
         raise RunError(f"{target}: --watch needs a project folder (a package file does not "
                        "change)")
-    session = open_session(target, root)
+    session = open_session(target, root, arch)
     deadline = None if timeout is None else time.monotonic() + timeout
     # Watching starts before the first build: a file saved meanwhile is not missed.
     with watcher_for(target, skipped_folders(target)) as watcher, terminated_by_signals():

@@ -117,9 +117,9 @@ def _check_clickpkg_can_enter(path: str) -> None:
         current = parent
 
 
-def install_private(package: str, root: PrivateRoot) -> InstalledApp:
+def install_private(package: str, root: PrivateRoot, arch: str | None = None) -> InstalledApp:
     """Install ``package`` into the private database (:meth:`PrivateRoot.prepare`d) for
-    the current user."""
+    the current user (``arch``: as a phone of that architecture would, for ``run --arch``)."""
     from ..frameworks import frameworks_dir
     from ..install.database import open_database
     from ..install.installer import Installer
@@ -136,7 +136,8 @@ def install_private(package: str, root: PrivateRoot) -> InstalledApp:
         # Empty for both: no system or project hook runs, no /etc/click database is read.
         db = open_database(root.db, nothing)
         installer = Installer(db, frameworks_dir(None), hooks_dir=nothing,
-                              force_missing_framework=True, allow_unauthenticated=True)
+                              force_missing_framework=True, allow_unauthenticated=True,
+                              architecture=arch)
         installer.install(package, user=user)
     registry = Registry(db, user)
     version = registry.get_version(name)

@@ -11,9 +11,15 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["build_output_on_stderr", "build_project", "is_project"]
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from ..sysroot.store import Stored
+
+__all__ = ["Planned", "build_for_arch", "build_output_on_stderr", "build_project",
+           "is_project", "plan_project"]
 
 
 def is_project(path: str) -> bool:
@@ -23,19 +29,91 @@ def is_project(path: str) -> bool:
         for name in ("pyproject.toml", "manifest.json", "manifest.json.in"))
 
 
-def build_project(project_dir: str, outdir: str, architecture: str | None = None) -> Path:
+def build_project(project_dir: str, outdir: str, architecture: str | None = None,
+                  config: dict[str, str] | None = None) -> Path:
     """Build the project in ``project_dir`` into ``outdir``; return the .click.
 
     ``architecture`` overrides the project's (``-C click-build.architecture``):
-    ``device run`` uses it to build for the phone.
+    ``device run`` uses it to build for the phone; ``config`` adds other ``-C`` settings.
     """
     from ..backend.pipeline import build_package
     from ..backend.settings import load_project
 
-    config = {"click-build.architecture": architecture} if architecture else None
-    project = load_project(project_dir, config, require_pyproject=False)
+    config = dict(config or {})
+    if architecture:
+        config["click-build.architecture"] = architecture
+    project = load_project(project_dir, config or None, require_pyproject=False)
     os.makedirs(outdir, 0o755, exist_ok=True)
     return build_package(project, outdir)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a build of the project will be, known before anything is built."""
+
+    kind: str
+    framework: str  # the framework it builds for (click-build's default if nobody chose)
+    chosen: bool  # by the settings, the manifest or Clickable's variables
+    compiles: bool  # it compiles for a machine (cmake, qmake, ...), not "all"
+    toolchain: str | None  # what tool.click-build.toolchains names for ARCH, if asked
+
+
+def plan_project(project_dir: str, arch: str | None = None,
+                 config: dict[str, str] | None = None) -> Planned:
+    """The kind, framework and toolchain of a build of ``project_dir`` (``arch``: for
+    that architecture), read from its settings and manifest as the backend reads them."""
+    from ..backend.appmanifest import find_manifest
+    from ..backend.kinds import builds_for_host, resolve
+    from ..backend.matrix import toolchain_for
+    from ..backend.pipeline import _framework as framework_of  # the backend's own rule
+    from ..backend.pipeline import target_of
+    from ..backend.settings import load_project
+
+    project = load_project(project_dir, config, require_pyproject=False)
+    kind = resolve(project)
+    source = find_manifest(project, kind)
+    peek = source.peek(placeholders=True) if source else {}
+    label = source.label if source else "manifest.json"
+    facts, chosen_by = framework_of(kind, target_of(project), peek.get("framework"), label)
+    declared = project.settings.architecture
+    compiles = builds_for_host(project, kind) and declared in ("auto", arch)
+    toolchain = toolchain_for(project, facts.framework if chosen_by else "", arch) \
+        if arch else None
+    return Planned(kind, facts.framework, bool(chosen_by), compiles, toolchain)
+
+
+def build_for_arch(project_dir: str, outdir: str, arch: str) -> Path:
+    """Build the project for ``arch``, a compiled app against the sysroot of its
+    framework on ``arch`` (its toolchain file), unless its settings name a toolchain
+    of their own; an app for ``all`` as it is."""
+    planned = plan_project(project_dir, arch)
+    if not planned.compiles:
+        return build_project(project_dir, outdir)
+    config = {}
+    if planned.toolchain is None:
+        from ..sysroot import toolchain_for
+
+        stored = _sysroot_for_build(planned.framework, arch)
+        config[f"click-build.toolchains.{arch}"] = os.fspath(toolchain_for(stored))
+    return build_project(project_dir, outdir, arch, config)
+
+
+def _sysroot_for_build(framework: str, arch: str) -> Stored:
+    """A made root of ``framework`` on ``arch`` (the phone's own before a stand-in), or a
+    one-line error that says how to make it."""
+    from ..errors import SysrootError
+    from ..sysroot import cache_home, stored_roots
+    from ..sysroot.profiles import base_framework
+
+    base = base_framework(framework)
+    fitting = sorted((s for s in stored_roots(cache_home())
+                      if s.get("framework") == base and s.get("arch") == arch
+                      and not s.meta.get("extra_packages")),
+                     key=lambda s: (bool(s.get("approximate")), s.ident))
+    if not fitting:
+        raise SysrootError(f"no sysroot of {base} for {arch} to build against: make one "
+                           f"with: click-build sysroot create --framework {base} --arch {arch}")
+    return fitting[0]
 
 
 @contextmanager
