@@ -164,6 +164,12 @@ def install_and_plan(session: Session, package: str, app: str | None = None,
     from .private import install_private
 
     look = look or Look()
+    if session.arch is not None:
+        from ..package import open_click
+        from .emulate import check_fits
+
+        with open_click(package) as pkg:
+            check_fits(pkg.manifest_data, session.arch, f"{pkg.name} {pkg.version}")
     installed = install_private(package, session.private, session.arch)
     apps = desktop_apps(installed.manifest)
     app_name = choose_app(apps, installed.name, app, RunError)

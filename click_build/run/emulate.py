@@ -37,7 +37,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-
 if TYPE_CHECKING:
     from ..sysroot.store import Stored
 
-__all__ = ["Emulation", "check_arch", "emulate", "emulation_for", "find_root", "qemu_path",
+__all__ = ["Emulation", "check_arch", "check_fits", "emulate", "emulation_for", "find_root", "qemu_path",
            "root_env"]
 
 #: The phone's system folders a bare Exec program is looked for in, under the root; Qt's
@@ -139,11 +139,13 @@ def find_root(framework: str, arch: str, runner: str | None, app_id: str) -> Sto
                if s.get("framework") == base and s.get("arch") == arch]
     fitting.sort(key=lambda s: (bool(s.get("approximate")), _extras(s) != [], s.ident))
     triplet = ARCH_TRIPLETS[arch]
+    if runner not in RUNNER_PACKAGES:  # not a runner a root can add: Exec's own business
+        runner = None
     having = [s for s in fitting if runner is None
               or _system_program(s.root, runner, triplet) is not None]
     if having:
         return having[0]
-    package = RUNNER_PACKAGES.get(runner or "", runner) if runner else None
+    package = RUNNER_PACKAGES[runner] if runner else None
     if not fitting:
         raise RunError(f"no sysroot of {base} for {arch}, which {app_id} needs to run "
                        f"under qemu: make one with: {_create_hint(base, arch, None, package)}")
@@ -239,16 +241,20 @@ def emulate(plan: LaunchPlan, emulation: Emulation, app_id: str) -> LaunchPlan:
     return LaunchPlan(argv, plan.cwd, changed)
 
 
-def emulation_for(arch: str, manifest: Mapping[str, object], app_dir: str, program: str,
-                  app_id: str) -> Emulation:
-    """The emulator and root for ``app_id``, whose Exec starts ``program`` (one-line
-    errors with the fix: a package for another architecture, no qemu, no root)."""
+def check_fits(manifest: Mapping[str, object], arch: str, name: str) -> None:
+    """A package for another architecture is refused before it is installed."""
     declared = manifest.get("architecture", "all")
     arches = declared if isinstance(declared, list) else [declared]
     if "all" not in arches and arch not in arches:
         shown = ", ".join(str(a) for a in arches)
-        raise RunError(f"{app_id} is built for {shown}, not {arch}: build it for {arch} "
+        raise RunError(f"{name} is built for {shown}, not {arch}: build it for {arch} "
                        f"(click-build run --arch {arch} PROJECT does), or leave --arch out")
+
+
+def emulation_for(arch: str, manifest: Mapping[str, object], app_dir: str, program: str,
+                  app_id: str) -> Emulation:
+    """The emulator and root for ``app_id``, whose Exec starts ``program`` (one-line
+    errors with the fix: a package for another architecture, no qemu, no root)."""
     framework = manifest.get("framework")
     if not isinstance(framework, str) or not framework:
         raise RunError(f"{app_id}: the manifest names no framework, so no sysroot fits it")
