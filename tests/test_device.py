@@ -256,12 +256,73 @@ def test_device_run_asks_the_architecture_builds_and_installs(phone: Phone,
     project = app_tree(tmp_path / "project", phone.framework)
     db = phone.home / "clicks"
     result = cb("device", "run", *phone.args(), "--root", db, project)
-    assert f"* {phone.target} is {ARCH}\n" in result.stdout
+    assert f"* {phone.target} is {ARCH} with " in result.stdout
+    asked = next(line for line in result.stdout.splitlines() if line.startswith("* "))
+    assert phone.framework in asked.split(" with ", 1)[1].split(", ")
     assert "* Built com.example.phone_1.0_all.click" in result.stdout
     assert f"* Installed com.example.phone 1.0 on {phone.target}" in result.stdout
     assert (db / "com.example.phone" / "1.0" / "main.qml").is_file()
     if not any(shutil.which(t) for t in ("lomiri-app-launch", "ubuntu-app-launch")):
         assert_clean_error(result, f"no launcher on {phone.target}")
+
+
+@pytest.mark.root
+@pytest.mark.xdist_group("system")
+def test_device_run_refuses_a_framework_the_phone_lacks_before_building(
+        phone: Phone, tmp_path: Path) -> None:
+    """The phone lists its frameworks (click framework list): a project for another is
+    refused with the setting that fixes it, before a build folder exists."""
+    project = app_tree(tmp_path / "project", "ubuntu-touch-24.04-1.x")
+    result = cb("device", "run", *phone.args(), "--root", phone.home / "clicks", project)
+    assert_clean_error(result, "not ubuntu-touch-24.04-1.x, which the project is built for: "
+                       f'set framework = "{phone.framework}" under [tool.click-build] in '
+                       "pyproject.toml (or in manifest.json)")
+    assert not (project / "build").exists()  # nothing was built
+    assert not (phone.home / "clicks").exists()  # nor installed
+
+
+@pytest.mark.root
+@pytest.mark.xdist_group("system")
+def test_device_run_builds_for_the_phones_framework_when_the_project_leaves_it_open(
+        phone: Phone, tmp_path: Path) -> None:
+    """A manifest that leaves the framework to the build (@CLICK_FRAMEWORK@) gets the
+    phone's, not click-build's default, and installs there."""
+    project = app_tree(tmp_path / "project", "@CLICK_FRAMEWORK@")
+    db = phone.home / "clicks"
+    result = cb("device", "run", *phone.args(), "--root", db, project, "--no-follow")
+    assert f"* Installed com.example.phone 1.0 on {phone.target}" in result.stdout, \
+        result.stderr
+    installed = json.loads((db / "com.example.phone" / "1.0" / ".click" / "info" /
+                            "com.example.phone.manifest").read_text())
+    assert installed["framework"] == phone.framework
+
+
+@pytest.mark.root
+@pytest.mark.xdist_group("system")
+def test_device_run_stops_before_compiling_without_a_root_for_the_phone(
+        phone: Phone, tmp_path: Path) -> None:
+    """An arm64 phone (its dpkg's answer: this machine is not one) with a framework no
+    sysroot profile makes: a C++ app is refused before CMake runs."""
+    if ARCH == "arm64":
+        pytest.skip("this machine is arm64: the phone's architecture would be its own")
+    bin_dir = phone.home / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dpkg").write_text('#!/bin/sh\n[ "$1" = --print-architecture ] && '
+                                  '{ echo arm64; exit 0; }\nexec /usr/bin/dpkg "$@"\n')
+    (bin_dir / "dpkg").chmod(0o755)
+    with (phone.home / ".bashrc").open("a") as rc:
+        rc.write('PATH="$HOME/bin:$PATH"\n')
+    project = write_tree(tmp_path / "cpp", {
+        "pyproject.toml": '[tool.click-build]\nkind = "cmake"\n',
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(x CXX)\n"
+                          'message(FATAL_ERROR "CMake ran")\n',
+        "manifest.json": json.dumps({"name": "com.example.cpp", "version": "1.0",
+                                     "framework": phone.framework})})
+    result = cb("device", "run", *phone.args(), project)
+    assert_clean_error(result, f"cannot build for {phone.target}: no sysroot profile for "
+                       f"framework {phone.framework!r}")
+    assert "CMake ran" not in result.stderr + result.stdout
+    assert f"* {phone.target} is arm64 with " in result.stdout
 
 
 @pytest.mark.root

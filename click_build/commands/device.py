@@ -86,9 +86,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     s.set_defaults(func=run_device)
     s = sub.add_parser("run", parents=common,
                        help="build for the phone, install, start and follow the log",
-                       description="Ask the phone for its architecture (dpkg "
-                       "--print-architecture), build PROJECT-DIR for it, install the package, "
-                       "start the app and follow its log until Ctrl-C.")
+                       description="Ask the phone for its architecture and frameworks (dpkg "
+                       "--print-architecture, click framework list), build PROJECT-DIR for "
+                       "them (a compiled app against the sysroot of its framework on that "
+                       "architecture: click-build sysroot create), install the package, "
+                       "start the app and follow its log until Ctrl-C. A project for a "
+                       "framework the phone lacks is refused before anything is built.")
     s.add_argument("project", metavar="PROJECT-DIR", nargs="?", default=".")
     s.add_argument("--app", metavar="APP", help="which app of the package to start")
     s.add_argument("--no-follow", action="store_true", help="do not follow the log")
@@ -198,23 +201,26 @@ def _run(device: Device, args: argparse.Namespace) -> int:
 
     from .. import _console
     from ..device import remote
-    from ..errors import DeviceError
+    from ..device.fit import build_settings
+    from ..errors import DeviceError, SysrootError
     from ..package import open_click
     from ..run.apps import choose_app, desktop_apps
-    from ..run.project import build_project, is_project
+    from ..run.project import build_for_arch, is_project, plan_project
     from ..run.state import walk_folders
 
     if not is_project(args.project):
         raise DeviceError(f"{args.project}: not an app project (no pyproject.toml or "
                           "manifest.json)")
+    phone = remote.phone_facts(device)
+    _console.info(f"* {device.label} is {phone.arch}"
+                  + (f" with {', '.join(phone.frameworks)}" if phone.frameworks else ""))
+    config = build_settings(plan_project(args.project), phone, device.label)
     # build/ may be the project's (a clone): no link there is followed (run/state.py)
     outdir = walk_folders(os.path.abspath(args.project), ("build", "click-device"))
-    arch = remote.architecture(device)
-    _console.info(f"* {device.label} is {arch}")
-    package = os.fspath(build_project(args.project, outdir))
-    if not _fits(package, arch):
-        _console.info(f"* Building again for {arch}")
-        package = os.fspath(build_project(args.project, outdir, architecture=arch))
+    try:
+        package = os.fspath(build_for_arch(args.project, outdir, phone.arch, config))
+    except SysrootError as e:  # before anything is compiled: no root for the phone
+        raise DeviceError(f"cannot build for {device.label}: {e}") from None
     with open_click(package) as pkg:
         name, version, manifest = pkg.name, pkg.version, pkg.manifest_data
     route = remote.install(device, package, args.root)
@@ -227,17 +233,6 @@ def _run(device: Device, args: argparse.Namespace) -> int:
         return 0
     _console.info(f"* Log of {app} (Ctrl-C stops):")
     return _follow(device, app, True)
-
-
-def _fits(package: str, arch: str) -> bool:
-    """Whether the package installs on a phone of ``arch``."""
-    from ..package import open_click
-
-    with open_click(package) as pkg:
-        declared = pkg.manifest_data.get("architecture", "all")
-    if isinstance(declared, list):
-        return arch in declared or "all" in declared
-    return declared in ("all", arch)
 
 
 _ACTIONS = {"install": _install, "list": _list, "launch": _launch, "logs": _logs,

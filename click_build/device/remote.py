@@ -17,23 +17,32 @@ import re
 from dataclasses import dataclass
 
 from ..errors import DeviceError
+from ..manifest import FRAMEWORK_RE
 from ..run.apps import choose_app, desktop_apps
 from . import Device
 
 __all__ = [
     "AppRef",
-    "architecture",
+    "PhoneFacts",
     "install",
     "launch",
     "list_packages",
     "logs",
+    "phone_facts",
     "resolve_app",
 ]
 
 _MARK = "click-build-"
 _APP_ID_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.~:-]*")
 
-ARCH_SCRIPT = "dpkg --print-architecture"
+#: The phone's architecture, then its frameworks (none listed where click is missing).
+FACTS_SCRIPT = r"""
+arch=$(dpkg --print-architecture) || exit
+printf 'click-build-arch: %s\n' "$arch"
+if command -v click >/dev/null 2>&1; then
+    click framework list | sed 's/^/click-build-framework: /'
+fi
+"""
 MKTEMP_SCRIPT = 'mktemp -d "${TMPDIR:-/tmp}/click-build.XXXXXX"'
 REMOVE_SCRIPT = 'rm -rf -- "$1"'
 INSTALL_SCRIPT = r"""
@@ -98,14 +107,27 @@ class AppRef:
         return f"{self.package}_{self.app}_{self.version}"
 
 
-def architecture(device: Device) -> str:
-    """The phone's dpkg architecture (``arm64``, ``armhf``, ``amd64``)."""
-    result = device.run(ARCH_SCRIPT, what="asking for its architecture")
-    arch = _last(result.stdout)
+@dataclass(frozen=True)
+class PhoneFacts:
+    arch: str  # its dpkg architecture: arm64, armhf, amd64
+    frameworks: tuple[str, ...]  # what its click lists (empty: it could not say)
+
+
+def phone_facts(device: Device) -> PhoneFacts:
+    """The phone's architecture (``dpkg --print-architecture``) and the frameworks it has
+    (``click framework list``), asked in one command."""
+    result = device.run(FACTS_SCRIPT, what="asking for its architecture and frameworks")
+    found: dict[str, list[str]] = {"arch": [], "framework": []}
+    for line in result.stdout.splitlines():
+        kind, sep, value = line.partition(": ")
+        if sep and kind.startswith(_MARK) and kind[len(_MARK):] in found:
+            found[kind[len(_MARK):]].append(value.strip())
+    arch = found["arch"][-1] if found["arch"] else ""
     if result.returncode != 0 or not re.fullmatch(r"[a-z0-9]+", arch):
         raise DeviceError(f"cannot tell the architecture of {device.label}: "
                           f"'dpkg --print-architecture' said {result.last_line()!r}")
-    return arch
+    frameworks = sorted({f for f in found["framework"] if re.match(FRAMEWORK_RE, f)})
+    return PhoneFacts(arch, tuple(frameworks))
 
 
 def install(device: Device, package: str, root: str | None = None) -> str:

@@ -56,6 +56,7 @@ class Planned:
     chosen: bool  # by the settings, the manifest or Clickable's variables
     compiles: bool  # it compiles for a machine (cmake, qmake, ...), not "all"
     toolchain: str | None  # what tool.click-build.toolchains names for ARCH, if asked
+    matrix: tuple[str, ...] = ()  # tool.click-build.frameworks: one package each
 
 
 def plan_project(project_dir: str, arch: str | None = None,
@@ -79,18 +80,23 @@ def plan_project(project_dir: str, arch: str | None = None,
     compiles = builds_for_host(project, kind) and declared in ("auto", arch)
     toolchain = toolchain_for(project, facts.framework if chosen_by else "", arch) \
         if arch else None
-    return Planned(kind, facts.framework, bool(chosen_by), compiles, toolchain)
+    return Planned(kind, facts.framework, bool(chosen_by), compiles, toolchain,
+                   tuple(project.settings.frameworks))
 
 
-def build_for_arch(project_dir: str, outdir: str, arch: str) -> Path:
-    """Build the project for ``arch``, a compiled app against the sysroot of its
-    framework on ``arch`` (its toolchain file), unless its settings name a toolchain
-    of their own; an app for ``all`` as it is."""
-    planned = plan_project(project_dir, arch)
+def build_for_arch(project_dir: str, outdir: str, arch: str,
+                   config: dict[str, str] | None = None) -> Path:
+    """Build the project for ``arch`` (``config``: more ``-C`` settings), a compiled app
+    against the sysroot of its framework on ``arch`` (its toolchain file) unless its
+    settings name a toolchain of their own or ``arch`` is this machine's; an app for
+    ``all`` as it is.  A missing root stops it before anything is built."""
+    from ..elf import host_architecture
+
+    config = dict(config or {})
+    planned = plan_project(project_dir, arch, config or None)
     if not planned.compiles:
-        return build_project(project_dir, outdir)
-    config = {}
-    if planned.toolchain is None:
+        return build_project(project_dir, outdir, config=config)
+    if planned.toolchain is None and arch != host_architecture():
         from ..sysroot import toolchain_for
 
         stored = _sysroot_for_build(planned.framework, arch)
@@ -102,9 +108,10 @@ def _sysroot_for_build(framework: str, arch: str) -> Stored:
     """A made root of ``framework`` on ``arch`` (the phone's own before a stand-in), or a
     one-line error that says how to make it."""
     from ..errors import SysrootError
-    from ..sysroot import cache_home, stored_roots
+    from ..sysroot import cache_home, profile_for, stored_roots
     from ..sysroot.profiles import base_framework
 
+    profile_for(framework, arch)  # a framework or architecture no root is made for
     base = base_framework(framework)
     fitting = sorted((s for s in stored_roots(cache_home())
                       if s.get("framework") == base and s.get("arch") == arch
