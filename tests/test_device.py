@@ -277,7 +277,7 @@ def test_device_run_refuses_a_framework_the_phone_lacks_before_building(
     assert_clean_error(result, "not ubuntu-touch-24.04-1.x, which the project is built for: "
                        f'set framework = "{phone.framework}" under [tool.click-build] in '
                        "pyproject.toml (or in manifest.json)")
-    assert not (project / "build").exists()  # nothing was built
+    assert os.listdir(project / "build" / "click-device") == []  # nothing was built
     assert not (phone.home / "clicks").exists()  # nor installed
 
 
@@ -322,6 +322,7 @@ def test_device_run_stops_before_compiling_without_a_root_for_the_phone(
     assert_clean_error(result, f"cannot build for {phone.target}: no sysroot profile for "
                        f"framework {phone.framework!r}")
     assert "CMake ran" not in result.stderr + result.stdout
+    assert os.listdir(project / "build" / "click-device") == []
     assert f"* {phone.target} is arm64 with " in result.stdout
 
 

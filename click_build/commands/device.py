@@ -211,12 +211,12 @@ def _run(device: Device, args: argparse.Namespace) -> int:
     if not is_project(args.project):
         raise DeviceError(f"{args.project}: not an app project (no pyproject.toml or "
                           "manifest.json)")
+    # build/ may be the project's (a clone): no link there is followed (run/state.py)
+    outdir = walk_folders(os.path.abspath(args.project), ("build", "click-device"))
     phone = remote.phone_facts(device)
     _console.info(f"* {device.label} is {phone.arch}"
                   + (f" with {', '.join(phone.frameworks)}" if phone.frameworks else ""))
     config = build_settings(plan_project(args.project), phone, device.label)
-    # build/ may be the project's (a clone): no link there is followed (run/state.py)
-    outdir = walk_folders(os.path.abspath(args.project), ("build", "click-device"))
     try:
         package = os.fspath(build_for_arch(args.project, outdir, phone.arch, config))
     except SysrootError as e:  # before anything is compiled: no root for the phone

@@ -63,25 +63,35 @@ def plan_project(project_dir: str, arch: str | None = None,
                  config: dict[str, str] | None = None) -> Planned:
     """The kind, framework and toolchain of a build of ``project_dir`` (``arch``: for
     that architecture), read from its settings and manifest as the backend reads them."""
-    from ..backend.appmanifest import find_manifest
+    from .. import _console
     from ..backend.kinds import builds_for_host, resolve
-    from ..backend.matrix import toolchain_for
-    from ..backend.pipeline import _framework as framework_of  # the backend's own rule
-    from ..backend.pipeline import target_of
+    from ..backend.pipeline import request_of
+    from ..backend.plan import plan_build, toolchain_for
     from ..backend.settings import load_project
+    from ..choices import environment_framework
+    from ..placeholders import FRAMEWORK_PLACEHOLDERS, is_placeholder
 
     project = load_project(project_dir, config, require_pyproject=False)
-    kind = resolve(project)
-    source = find_manifest(project, kind)
-    peek = source.peek(placeholders=True) if source else {}
-    label = source.label if source else "manifest.json"
-    facts, chosen_by = framework_of(kind, target_of(project), peek.get("framework"), label)
+    matrix = tuple(project.settings.frameworks)
+    if matrix:  # one package per framework: which one is the caller's to choose
+        kind = resolve(project)
+        framework, chosen = matrix[0], True
+    else:
+        with _console.quieted():  # the build says it, when it runs
+            plan = plan_build(project, request_of(project))
+        kind, target = plan.kind, plan.targets[0]
+        framework = target.facts.framework
+        if kind == "cmake" or plan.source is None:
+            chosen = bool(target.framework_chosen_by)
+        else:  # the settings, the manifest (not a placeholder) or Clickable's variables
+            written = plan.source.peek(placeholders=True).get("framework")
+            chosen = bool(project.settings.framework) or environment_framework() is not None \
+                or (isinstance(written, str)
+                    and not is_placeholder(written, FRAMEWORK_PLACEHOLDERS))
     declared = project.settings.architecture
     compiles = builds_for_host(project, kind) and declared in ("auto", arch)
-    toolchain = toolchain_for(project, facts.framework if chosen_by else "", arch) \
-        if arch else None
-    return Planned(kind, facts.framework, bool(chosen_by), compiles, toolchain,
-                   tuple(project.settings.frameworks))
+    toolchain = toolchain_for(project, framework if chosen else "", arch) if arch else None
+    return Planned(kind, framework, chosen, compiles, toolchain, matrix)
 
 
 def build_for_arch(project_dir: str, outdir: str, arch: str,
@@ -90,7 +100,7 @@ def build_for_arch(project_dir: str, outdir: str, arch: str,
     against the sysroot of its framework on ``arch`` (its toolchain file) unless its
     settings name a toolchain of their own or ``arch`` is this machine's; an app for
     ``all`` as it is.  A missing root stops it before anything is built."""
-    from ..elf import host_architecture
+    from ..hostarch import host_architecture
 
     config = dict(config or {})
     planned = plan_project(project_dir, arch, config or None)
