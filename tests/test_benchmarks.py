@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, ZLIB_NG_EXPECTED
+from conftest import ROOT, ZLIB_NG_EXPECTED, need
 from deadlines import seconds
 
 BENCH = ROOT / "benchmarks"
@@ -122,6 +122,25 @@ def test_bench_sysroot(tmp_path: Path) -> None:
     assert re.search(r"Disk: the root \d+ MB", proc.stdout)
     assert re.search(r"warm build, arm64 / host +\d+\.\d\dx", proc.stdout)
     assert re.search(r"python -m build, arm64 / host +\d+\.\d\dx", proc.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("sysroot")
+def test_bench_run_arch(public_tmp: Path) -> None:
+    """On the suite's arm64 roots (the plain one and the one with qmlscene): one round
+    (in a folder clickpkg may enter: as root the installer unpacks as clickpkg)."""
+    from sysroot_support import made_root, test_cache
+
+    need("qemu-aarch64-static")
+    made_root("arm64")
+    made_root("arm64", ("qmlscene",))
+    env = {**os.environ, "CLICK_BUILD_SYSROOT_CACHE": str(test_cache())}
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_run_arch.py"), "--quick",
+                           "--keep", str(public_tmp)], capture_output=True, text=True, env=env,
+                          timeout=seconds(900))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for kind in ("cpp", "qml"):
+        assert re.search(rf"{kind}: arm64 under qemu / native +\d+\.\d\dx", proc.stdout)
 
 
 def test_profile_build(tmp_path: Path) -> None:
