@@ -272,9 +272,8 @@ def test_an_unprivileged_user_builds_against_roots_another_user_made(arm64: Stor
     tests under qemu."""
     if os.geteuid() != 0:
         pytest.skip("needs root to become nobody")
-    import scikit_build_core
-
     import build
+    import scikit_build_core
 
     work = Path(tempfile.mkdtemp(prefix="click-build-sysroot."))
     try:

@@ -14,10 +14,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
-if TYPE_CHECKING:
-    from ..sysroot.store import Stored
-
 __all__ = ["Planned", "build_for_arch", "build_output_on_stderr", "build_project",
            "is_project", "plan_project"]
 
@@ -96,43 +92,24 @@ def plan_project(project_dir: str, arch: str | None = None,
 
 def build_for_arch(project_dir: str, outdir: str, arch: str,
                    config: dict[str, str] | None = None) -> Path:
-    """Build the project for ``arch`` (``config``: more ``-C`` settings), a compiled app
-    against the sysroot of its framework on ``arch`` (its toolchain file) unless its
-    settings name a toolchain of their own or ``arch`` is this machine's; an app for
-    ``all`` as it is.  A missing root stops it before anything is built."""
+    """Build the project for ``arch`` (``config``: more ``-C`` settings): a compiled app
+    against the phone's root of its framework on ``arch`` (made when missing), unless
+    its settings name a toolchain of their own or ``arch`` is this machine's; an app for
+    ``all`` as it is.  A framework or architecture no root is made for stops it before
+    anything is built."""
     from ..hostarch import host_architecture
 
     config = dict(config or {})
     planned = plan_project(project_dir, arch, config or None)
     if not planned.compiles:
         return build_project(project_dir, outdir, config=config)
-    if planned.toolchain is None and arch != host_architecture():
-        from ..sysroot import toolchain_for
+    if planned.toolchain is not None or arch == host_architecture():
+        return build_project(project_dir, outdir, arch, config)
+    from ..backend.phone import build_for_phone
+    from ..sysroot import profile_for
 
-        stored = _sysroot_for_build(planned.framework, arch)
-        config[f"click-build.toolchains.{arch}"] = os.fspath(toolchain_for(stored))
-    return build_project(project_dir, outdir, arch, config)
-
-
-def _sysroot_for_build(framework: str, arch: str) -> Stored:
-    """A made root of ``framework`` on ``arch`` (the phone's own before a stand-in), or a
-    one-line error that says how to make it."""
-    from ..errors import SysrootError
-    from ..sysroot import cache_home, profile_for, stored_roots
-    from ..sysroot.profiles import base_framework
-
-    profile_for(framework, arch)  # a framework or architecture no root is made for
-    base = base_framework(framework)
-    fitting = sorted((s for s in stored_roots(cache_home())
-                      if s.get("framework") == base and s.get("arch") == arch
-                      and not s.meta.get("extra_packages")),
-                     key=lambda s: (bool(s.get("approximate")), s.ident))
-    if not fitting:
-        raise SysrootError(f"no sysroot of {base} for {arch} to build against: make one "
-                           f"with: click-build sysroot create --framework {base} --arch {arch}")
-    return fitting[0]
-
-
+    profile_for(planned.framework, arch)  # no root for it: one line, before the build
+    return build_for_phone(project_dir, planned.framework, arch, outdir, config)
 @contextmanager
 def build_output_on_stderr() -> Iterator[None]:
     """Send what the build's programs (CMake, ninja, the compiler) write to stdout to stderr.
