@@ -48,6 +48,14 @@ def cb(*args: str | Path, env: dict[str, str] | None = None, within: float = 300
                           capture_output=True, text=True, timeout=seconds(within))
 
 
+def run_arm64(tmp: Path, package: Path, *options: str, cache: Path | None = None,
+              ) -> subprocess.CompletedProcess[str]:
+    """``run --arch arm64 PACKAGE`` with its private root in ``tmp`` (``cache``: the
+    sysroots' cache instead of the suite's)."""
+    env = {"CLICK_BUILD_SYSROOT_CACHE": str(cache)} if cache else None
+    return cb("run", "--root", tmp / "r", "--arch", "arm64", *options, package, env=env)
+
+
 @pytest.fixture(scope="module")
 def plain_root() -> Stored:
     need("qemu-aarch64-static")
@@ -223,8 +231,7 @@ def test_no_root_for_the_framework_says_how_to_make_one(public_tmp: Path) -> Non
     need("qemu-aarch64-static")
     package = app_package(public_tmp)
     empty = public_tmp / "no-roots"
-    result = cb("run", "--root", public_tmp / "r", "--arch", "arm64", package,
-                env={"CLICK_BUILD_SYSROOT_CACHE": str(empty)})
+    result = run_arm64(public_tmp, package, cache=empty)
     assert_clean_error(result, "no sysroot of ubuntu-touch-24.04-1.x for arm64, which "
                        "com.example.arch_arch_1.0 needs to run under qemu: make one with: "
                        "click-build sysroot create --framework ubuntu-touch-24.04-1.x "
@@ -243,8 +250,7 @@ def test_a_root_without_the_runner_says_which_package_adds_it(
     os.symlink(plain_root.folder, cache / plain_root.ident)
     (cache / f"{plain_root.ident}.lock").touch()
     package = app_package(public_tmp)
-    result = cb("run", "--root", public_tmp / "r", "--arch", "arm64", package,
-                env={"CLICK_BUILD_SYSROOT_CACHE": str(cache)})
+    result = run_arm64(public_tmp, package, cache=cache)
     # a root behind a link is not taken either (stored_roots): the same line as none
     assert "click-build sysroot create --framework ubuntu-touch-24.04-1.x --arch arm64" \
         in result.stderr
@@ -252,8 +258,7 @@ def test_a_root_without_the_runner_says_which_package_adds_it(
     shutil.copytree(plain_root.folder, cache / plain_root.ident, symlinks=True,
                     ignore=lambda d, names: ["root"] if d == str(plain_root.folder) else [])
     (cache / plain_root.ident / "root").symlink_to(plain_root.root)
-    result = cb("run", "--root", public_tmp / "r", "--arch", "arm64", package,
-                env={"CLICK_BUILD_SYSROOT_CACHE": str(cache)})
+    result = run_arm64(public_tmp, package, cache=cache)
     assert_clean_error(result, "the debian-12 arm64 (approximate) sysroot has no qmlscene, "
                        "which com.example.arch_arch_1.0 starts: make one that has it: "
                        "click-build sysroot create --framework ubuntu-touch-24.04-1.x "
@@ -276,7 +281,7 @@ def test_hostile_exec_lines_are_refused_before_anything_runs(
         qml_root: Stored, public_tmp: Path, exec_line: str, files: dict[str, str],
         fragment: str) -> None:
     package = app_package(public_tmp, exec_line=exec_line, files=files)
-    result = cb("run", "--root", public_tmp / "r", "--arch", "arm64", "--print-env", package)
+    result = run_arm64(public_tmp, package, "--print-env")
     assert_clean_error(result, fragment)
     assert result.stdout == ""
 
@@ -295,7 +300,7 @@ def test_this_computers_program_in_an_all_package_is_refused(
         Member("./app.desktop", b"[Desktop Entry]\nName=X\nExec=tool\nType=Application\n"),
         Member("./tool", Path("/bin/true").read_bytes(), mode=0o755)]).write(
             public_tmp / "crafted.click")
-    result = cb("run", "--root", public_tmp / "r", "--arch", "arm64", package)
+    result = run_arm64(public_tmp, package)
     assert_clean_error(result, f"com.example.crafted_app_1.0: tool is a program for {host}, "
                        "not arm64: build the app for arm64")
 
@@ -303,6 +308,6 @@ def test_this_computers_program_in_an_all_package_is_refused(
 def test_a_package_for_this_computer_is_refused_under_arm64(public_tmp: Path) -> None:
     need("qemu-aarch64-static")
     package = app_package(public_tmp, arch="amd64")
-    assert_clean_error(cb("run", "--root", public_tmp / "r", "--arch", "arm64", package),
+    assert_clean_error(run_arm64(public_tmp, package),
                        "com.example.arch 1.0 is built for amd64, not arm64: build it "
                        "for arm64 (click-build run --arch arm64 PROJECT does)")
