@@ -432,6 +432,9 @@ function(_click_setup)
     set(shown "${CLICK_ARCH}")
   endif()
   message(STATUS "ClickBuild ${ClickBuild_VERSION}: ${shown}, Python ${Python3_EXECUTABLE}")
+  if(CLICK_SYSROOT_LABEL AND CMAKE_SYSROOT)  # from a click-build sysroot toolchain file
+    message(STATUS "ClickBuild: against the ${CLICK_SYSROOT_LABEL} root (${CMAKE_SYSROOT})")
+  endif()
 endfunction()
 
 # What click mode means for the install.  The contract of the Ubuntu SDK and

@@ -15,6 +15,8 @@
 #   CLICK_SYSROOT_EMULATOR     how to run the root's programs here (qemu-ARCH-static
 #                              -L ROOT with Qt's plugin and QML folders), or empty
 #   CLICK_SYSROOT_CMAKE_DIR    ClickBuild's folder (find_package(ClickBuild) finds it)
+#   CLICK_SYSROOT_LABEL        how messages name the root (debian-12 arm64 (approximate:
+#                              ...)): ClickBuild says it when it configures
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR "${CLICK_SYSROOT_PROCESSOR}")

@@ -172,6 +172,9 @@ def test_cmake_prefix_path_still_finds_clickbuild_through_the_root(
                   f"-DCMAKE_TOOLCHAIN_FILE={toolchain('arm64')}",
                   "-DClickBuild_DIR=ClickBuild_DIR-NOTFOUND"], env=env)  # no help from _DIR
     assert "ClickBuild 0.1.0: arm64 (aarch64-linux-gnu)" in result.stdout
+    # the root is named as every message names it: approximate
+    assert "-- ClickBuild: against the debian-12 arm64 (approximate: Debian 12 stands in " \
+        "for Ubuntu 24.04" in result.stdout
     # a toolchain file of one's own, as docs/cmake.md has it, needs ClickBuild_DIR
     own = tmp_path / "own.cmake"
     own.write_text("".join(line for line in toolchain("arm64").read_text().splitlines(True)

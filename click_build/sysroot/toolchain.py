@@ -147,7 +147,7 @@ def write_toolchain(folder: Path, root: Path, arch: str, processor: str, qemu: s
         "CLICK_SYSROOT": str(root), "CLICK_SYSROOT_PROCESSOR": processor,
         "CLICK_SYSROOT_TRIPLET": ARCH_TRIPLETS[arch], "CLICK_SYSROOT_COMPILER": choices.compiler,
         "CLICK_SYSROOT_QT_BIN": str(qt_bin), "CLICK_SYSROOT_EMULATOR": emulate,
-        "CLICK_SYSROOT_CMAKE_DIR": cmake_dir,
+        "CLICK_SYSROOT_CMAKE_DIR": cmake_dir, "CLICK_SYSROOT_LABEL": label,
     }
     head = [f"# CMake toolchain file for the {label} root, written by click-build sysroot.",
             f"# Compiler: {choices.compiler} ({choices.why_compiler}).",
