@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -272,9 +273,6 @@ def test_an_unprivileged_user_builds_against_roots_another_user_made(arm64: Stor
     tests under qemu."""
     if os.geteuid() != 0:
         pytest.skip("needs root to become nobody")
-    import build
-    import scikit_build_core
-
     work = Path(tempfile.mkdtemp(prefix="click-build-sysroot."))
     try:
         home = work / "home"
@@ -285,7 +283,8 @@ def test_an_unprivileged_user_builds_against_roots_another_user_made(arm64: Stor
         # the system's Python with click-build (a world-readable copy), build and
         # scikit-build-core (this environment's) on its path
         lib = click_build_copy(work / "lib")
-        site = {str(Path(m.__file__).parent.parent) for m in (build, scikit_build_core)}
+        site = {str(Path(find_spec(name).origin).parent.parent)  # type: ignore[union-attr, arg-type]
+                for name in ("build", "scikit_build_core")}
         env = {"PATH": "/usr/bin:/bin", "HOME": str(home),
                "PYTHONPATH": os.pathsep.join([str(lib), *sorted(site)]), **SYSROOT_ENV}
 
