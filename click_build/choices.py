@@ -19,7 +19,7 @@ import re
 from . import _console
 from ._record import Record
 from .build import COMPRESS_LEVEL
-from .elf import ARCH_TRIPLETS, scan_elf
+from .elf import ARCH_TRIPLETS
 from .errors import BuildError, ConfigError
 from .framework_table import DEFAULT_FRAMEWORK, framework_facts
 from .manifest import ARCH_RE, FRAMEWORK_RE
@@ -28,9 +28,8 @@ from .placeholders import ARCH_PLACEHOLDERS, FRAMEWORK_PLACEHOLDERS, ManifestSou
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
-    from .build import Entry
     from .elf import ElfInfo
     from .framework_table import FrameworkFacts
 
@@ -239,9 +238,8 @@ def environment_architecture() -> tuple[str, str] | None:
     return None
 
 
-def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: str,
-                        one: bool = False, code: Mapping[str, ElfInfo] | None = None,
-                        env_var: str = "") -> Arch:
+def decide_architecture(declared: Arch | None, code: Mapping[str, ElfInfo], where: str,
+                        one: bool = False, env_var: str = "") -> Arch:
     """The package's architecture from what was declared and what was compiled.
 
     The one place that decides it.  An ARM file without a float ABI fits
@@ -249,14 +247,10 @@ def decide_architecture(declared: Arch | None, entries: Sequence[Entry], where: 
     Touch devices.  A machine the ELF table does not know is reported, never
     guessed.  ``one``: code for several architectures is refused (a build
     that compiled for one architecture and staged another's code), not made
-    a fat package.  ``code``: the ELF code among the entries (arcname -> header)
-    when the caller has read it already; else their headers are read here.
+    a fat package.  ``code``: the compiled files (arcname -> ELF header), as the
+    packing read them (``Packed.code``) or :func:`~click_build.staging.staged_code`.
     ``env_var``: the environment variable that declared it, named in the refusal.
     """
-    if code is None:
-        arcname = {e.source: e.arcname for e in entries if e.source}
-        code = {arcname[path]: info for path, info in scan_elf(
-            e.source for e in entries if e.kind == "file" and e.source).items()}
     if declared is None:
         unknown = sorted(path for path, info in code.items() if not info.arches)
         if unknown:

@@ -53,7 +53,7 @@ from .placeholders import (
     resolve_manifest_fields,
     variables,
 )
-from .staging import open_staged
+from .staging import open_staged, staged_code
 from .targets import Candidate, arch_word, check_store_rules, target_label
 from .timestamps import package_timestamp
 from .tree_checks import check_tree
@@ -243,8 +243,8 @@ def prepare(job: Job, kept: dict[str, bytes] | None = None, place: str = "the pa
     label = job.source.label
     arch: Arch = choice.declared if choice.declared is not None else "all"
     if choice.declared is None and _names_the_architecture(job.source, job.request, choice):
-        arch = decide_architecture(None, job.entries, label, one=choice.guessed,
-                                   env_var=choice.env_var)
+        arch = decide_architecture(None, staged_code(job.entries), label,
+                                   one=choice.guessed, env_var=choice.env_var)
     manifest = _render(job.source, job.request, choice, arch)
     entries = _generated(job.entries, manifest, choice, job.request, scratch, kept)
     check_tree(manifest, entries, label, place, fix, kept)
@@ -256,8 +256,8 @@ def prepare(job: Job, kept: dict[str, bytes] | None = None, place: str = "the pa
 def final_manifest(job: Job, prepared: Prepared, packed: Packed) -> Manifest:
     """Step 3 of one job: its manifest for the architecture the packed ELF headers give."""
     choice = prepared.choice
-    arch = decide_architecture(choice.declared, prepared.entries, job.source.label,
-                               one=choice.guessed, code=packed.code, env_var=choice.env_var)
+    arch = decide_architecture(choice.declared, packed.code, job.source.label,
+                               one=choice.guessed, env_var=choice.env_var)
     manifest = (prepared.manifest if arch == prepared.arch
                 else _render(job.source, job.request, choice, arch))
     # What step 1 generated and checked holds for it: see _names_the_architecture.

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Literal
 
+    from .elf import ElfInfo
+
 __all__ = [
     "DEFAULT_IGNORES",
     "SOURCE_IGNORES",
@@ -44,6 +46,7 @@ __all__ = [
     "normalise_mode",
     "open_staged",
     "stage_tree",
+    "staged_code",
 ]
 
 #: dpkg-source's default ignores (``tar_ignore_default_pattern``), as the original.
@@ -154,6 +157,25 @@ def open_staged(entry: Entry, folders: Folders | None = None) -> io.FileIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def staged_code(entries: Iterable[Entry]) -> dict[str, ElfInfo]:
+    """The compiled files among ``entries`` (arcname -> ELF header), each opened as the
+    packing opens it (:func:`open_staged`): a file swapped for a link, a FIFO or another
+    file since the walk is one error, never followed, waited on or read.  For a manifest
+    that must know the architecture before packing (a template whose hook paths name
+    it); otherwise the packing's own pass reads the headers."""
+    from .elf import HEADER_SIZE, parse_elf_header
+
+    code = {}
+    with Folders() as folders:
+        for e in entries:
+            if e.kind == "file" and e.source and e.size:
+                with open_staged(e, folders) as f:
+                    info = parse_elf_header(f.read(HEADER_SIZE))
+                if info is not None and info.is_code:
+                    code[e.arcname] = info
+    return code
 
 
 def normalise_mode(path: str, st_mode: int) -> int:

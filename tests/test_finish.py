@@ -23,6 +23,7 @@ from click_build.build import Entry
 from click_build.choices import decide_architecture
 from click_build.errors import BuildError
 from click_build.manifest import Manifest
+from click_build.staging import staged_code
 from click_build.tree_checks import check_tree
 
 
@@ -287,13 +288,13 @@ def test_architecture_is_decided_in_one_place(tmp_path: Path) -> None:
     header[:6] = b"\x7fELF\x02\x01"
     header[16:20] = (3).to_bytes(2, "little") + (183).to_bytes(2, "little")
     lib.write_bytes(bytes(header))
-    entry = Entry("lib/libx.so", "file", 0o644, 64, 0, str(lib))
-    assert decide_architecture(None, [entry], "m") == "arm64"
-    assert decide_architecture("arm64", [entry], "m") == "arm64"
-    assert decide_architecture(["armhf", "arm64"], [entry], "m") == ["armhf", "arm64"]
+    code = staged_code([Entry("lib/libx.so", "file", 0o644, 64, 0, str(lib))])
+    assert decide_architecture(None, code, "m") == "arm64"
+    assert decide_architecture("arm64", code, "m") == "arm64"
+    assert decide_architecture(["armhf", "arm64"], code, "m") == ["armhf", "arm64"]
     with pytest.raises(BuildError, match="compiled for arm64; declare 'arm64'"):
-        decide_architecture("all", [entry], "m")
-    assert decide_architecture(None, [], "m") == "all"
+        decide_architecture("all", code, "m")
+    assert decide_architecture(None, {}, "m") == "all"
 
 
 def test_control_fields_match_the_manifest(tmp_path: Path) -> None:
@@ -511,10 +512,10 @@ def test_a_template_leaves_the_framework_to_the_build(tmp_path: Path) -> None:
     assert manifest["framework"] == "ubuntu-touch-24.04-1.x"
 
 
-def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: Path) -> None:
-    """A template whose hook paths name the architecture (``@CLICK_ARCH_TRIPLET@``) while the
-    compiled files decide it: the AppArmor file filled and the files checked are those of
-    the decided architecture, and each file is still packed from one pass."""
+def _names_the_architecture(dest: Path) -> tuple[Path, str, str]:
+    """hello-qml as a template whose hook paths name the architecture
+    (``@CLICK_ARCH_TRIPLET@``), which its compiled helper (this machine's ``true``)
+    decides: the project, this machine's architecture and its triplet."""
     import shutil
 
     from click_build.elf import ARCH_TRIPLETS
@@ -522,7 +523,7 @@ def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: P
 
     host = host_architecture()
     triplet = ARCH_TRIPLETS[host]
-    project = copy_project(EXAMPLES / "hello-qml", tmp_path / "p")
+    project = copy_project(EXAMPLES / "hello-qml", dest)
     data = json.loads((project / "manifest.json").read_text())
     (project / "manifest.json").unlink()
     folder = project / "lib" / triplet
@@ -536,6 +537,14 @@ def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: P
                            "desktop": "lib/@CLICK_ARCH_TRIPLET@/hello-qml.desktop"}}
     (project / "manifest.json.in").write_text(json.dumps(dict(
         data, architecture="@CLICK_ARCH@", hooks=hooks)))
+    return project, host, triplet
+
+
+def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: Path) -> None:
+    """A template whose hook paths name the architecture (``@CLICK_ARCH_TRIPLET@``) while the
+    compiled files decide it: the AppArmor file filled and the files checked are those of
+    the decided architecture, and each file is still packed from one pass."""
+    project, host, triplet = _names_the_architecture(tmp_path / "p")
     click_build("build", project, "-o", tmp_path, "--no-validate")
     click = only_click(tmp_path)
     assert click.name == f"hello-qml.clickbuild_1.0.0_{host}.click"
@@ -544,3 +553,59 @@ def test_hooks_that_name_the_architecture_get_the_decided_ones_files(tmp_path: P
     assert manifest["hooks"]["hello-qml"]["apparmor"] == f"lib/{triplet}/hello-qml.apparmor"
     policy = json.loads(member_text(click, f"./lib/{triplet}/hello-qml.apparmor"))
     assert policy["policy_version"] == 20.04
+
+
+#: Stages the tree of argv[1] (its manifest.json.in), swaps the file argv[2] for a FIFO
+#: nobody writes to or a link out of the tree (argv[3]; "none": left alone) as an attacker
+#: could once the walk has seen it, then finishes into argv[4]; a ClickError is printed,
+#: exit status 1.
+SWAP_THEN_FINISH = """
+import os, sys
+from click_build.build import stage_tree
+from click_build.choices import Request
+from click_build.errors import ClickError
+from click_build.finish import finish
+from click_build.placeholders import read_manifest_file
+
+project, victim, swap, out = sys.argv[1:]
+template = os.path.join(project, "manifest.json.in")
+entries = stage_tree(project, exclude=[template])
+if swap == "fifo":
+    os.unlink(victim)
+    os.mkfifo(victim)
+elif swap == "link":
+    os.unlink(victim)
+    os.symlink("/bin/true", victim)
+try:
+    finish(read_manifest_file(template, template), entries, out,
+           Request(review="off", version="1.0.0"))
+except ClickError as e:
+    print(e)
+    sys.exit(1)
+"""
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link"])
+def test_a_compiled_file_swapped_before_its_header_decides_is_refused(tmp_path: Path,
+                                                                      swap: str) -> None:
+    """Attack: the compiled file whose header must decide the architecture before packing
+    (the hook paths name it) is swapped after the walk: for a FIFO (an open that waits for
+    a writer hangs the build) or a link out of the tree (read, it would decide).  One
+    error naming the file, no package, no hang."""
+    import subprocess
+    import sys
+
+    project, _host, triplet = _names_the_architecture(tmp_path / "p")
+    victim = project / "lib" / triplet / "helper"
+    out = tmp_path / "out"
+    out.mkdir()
+    untouched = subprocess.run([sys.executable, "-c", SWAP_THEN_FINISH, str(project),
+                                str(victim), "none", str(tmp_path)], capture_output=True,
+                               text=True, timeout=120)
+    assert untouched.returncode == 0, untouched.stdout + untouched.stderr  # the swap refused
+    result = subprocess.run([sys.executable, "-c", SWAP_THEN_FINISH, str(project), str(victim),
+                             swap, str(out)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.startswith(f"{victim}: changed while the package was being built")
+    assert result.stderr == ""
+    assert list(out.iterdir()) == []

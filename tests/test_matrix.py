@@ -31,7 +31,7 @@ from backend_helpers import (
     member_text,
     pybuild,
 )
-from conftest import CLICK_BUILD, ROOT, run
+from conftest import CLICK_BUILD, ROOT, need, run
 from templates_support import KINDS, SLOW_KINDS, new, project_of
 
 
@@ -214,6 +214,25 @@ def test_a_failed_target_names_what_was_written(tmp_path: Path) -> None:
     rows = table_rows(result.stdout)
     assert rows["ubuntu-sdk-15.04/all"][0] == "(removed)"
     assert rows["ubuntu-touch-24.04-1.x/all"][0] == written.name
+
+
+def test_a_failed_review_never_gives_the_package_its_name(tmp_path: Path) -> None:
+    """Among several targets, a package is reviewed under its hidden temporary name: the one
+    that fails is never renamed or linked to its name (a reader could have taken it), the
+    one that passes is; and no temporary file is left."""
+    strace = need("strace")
+    tree = plain_tree(tmp_path, "1.0")
+    out = tmp_path / "out"
+    out.mkdir()
+    log = tmp_path / "strace.log"
+    result = run([strace, "-f", "-qq", "-e", "trace=rename,renameat,renameat2,link,linkat",
+                  "-o", str(log), *CLICK_BUILD, "build", str(tree), "--framework",
+                  "ubuntu-sdk-15.04,ubuntu-touch-24.04-1.x", "-o", str(out)], check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    named = log.read_text()
+    assert "hello-qml.clickbuild_1.0~2404_all.click\"" in named  # the call is seen
+    assert "hello-qml.clickbuild_1.0~1504_all.click\"" not in named
+    assert [p.name for p in out.iterdir()] == ["hello-qml.clickbuild_1.0~2404_all.click"]
 
 
 # ----------------------------------------------------------- store rules

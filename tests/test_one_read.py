@@ -177,3 +177,36 @@ def test_each_staged_file_is_opened_once(tmp_path: Path, route: str, several: bo
     for rel in _staged(top):
         assert all(f"./{rel}" in listing for listing in listings)
         assert opened.get(rel, 0) == 1, (rel, opened)
+
+
+def test_a_template_whose_hooks_name_the_architecture_reads_headers_first(
+        tmp_path: Path) -> None:
+    """The one exception docs/building.md states: hook paths that name the architecture
+    (``@CLICK_ARCH_TRIPLET@``), which the compiled files decide, need it before packing,
+    so each file's header is read first: every file with bytes is opened twice, an empty
+    one once; the package is still the decided architecture's."""
+    from click_build.elf import ARCH_TRIPLETS
+    from click_build.hostarch import host_architecture
+
+    host = host_architecture()
+    app = _tree(tmp_path / "app")
+    folder = app / "lib" / ARCH_TRIPLETS[host]
+    folder.mkdir()
+    for name in ("hello.desktop", "hello.apparmor"):
+        (app / name).rename(folder / name)
+    hooks = {"hello": {"desktop": "lib/@CLICK_ARCH_TRIPLET@/hello.desktop",
+                       "apparmor": "lib/@CLICK_ARCH_TRIPLET@/hello.apparmor"}}
+    data = json.loads((app / "manifest.json").read_text())
+    (app / "manifest.json").unlink()
+    (app / "manifest.json.in").write_text(json.dumps(
+        {**data, "architecture": "@CLICK_ARCH@", "hooks": hooks}))
+    out = tmp_path / "out"
+    out.mkdir()
+    log = tmp_path / "strace.log"
+    _traced([*CLICK_BUILD, "build", str(app), "-m", "manifest.json.in", "-o", str(out)], log)
+    assert [c.name for c in out.glob("*.click")] == [f"com.example.hello_1.0_{host}.click"]
+    opened = _opens(log, app.resolve())
+    staged = [rel for rel in _staged(app) if rel != "manifest.json.in"]
+    assert len(staged) >= 8
+    for rel in staged:
+        assert opened.get(rel, 0) == (2 if (app / rel).stat().st_size else 1), (rel, opened)
