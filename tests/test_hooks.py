@@ -279,3 +279,34 @@ def test_the_system_desktop_hook_reaches_the_users_menu_until_unregistered(
     finally:
         link.unlink(missing_ok=True)
         entry.unlink(missing_ok=True)
+
+
+def test_a_failing_hook_does_not_stop_the_upgrade_half_way(cli, env: Env, shared: Path) -> None:
+    """A system hook whose Exec fails during an upgrade: the error is reported (one line,
+    non-zero exit), yet every other step is made: the other hooks' links, the user's
+    registration and links follow 2.0, 1.0 (used by nobody now) goes, and no intent is
+    left for the next command to finish."""
+    root, out = env.base / "db", shared / "links"
+    flag = shared / "fail"
+    user = current_user()
+    env.add_hook("aa", f"Pattern: {out}/aa/${{id}}\nUser: {user}\n"
+                       f"Exec: test ! -e {flag}\n")
+    env.add_hook("desk", f"Pattern: {out}/desk/${{short-id}}\nSingle-Version: yes\n")
+    env.add_hook("menu", f"Pattern: {out}/menu/${{user}}-${{id}}\nUser-Level: yes\n")
+    hooks = {"app": {"aa": "x", "desk": "x", "menu": "x"}}
+    pkgs = {v: make_click(shared, version=v, hooks=hooks) for v in ("1.0", "2.0")}
+    install = ("install", f"--root={root}", "--allow-unauthenticated", f"--user={user}")
+    ours(cli, env, *install, pkgs["1.0"])
+    flag.touch()
+    result = ours(cli, env, *install, pkgs["2.0"], check=False)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and f"Hook command 'test ! -e {flag}' failed" in errors[0], errors
+    app = root / "com.example.app"
+    assert sorted(os.listdir(app)) == ["2.0", "current"] and os.readlink(app / "current") == "2.0"
+    assert os.readlink(root / ".click" / "users" / user / "com.example.app") == str(app / "2.0")
+    assert links(out / "aa") == {"com.example.app_app_2.0": f"{app}/2.0/x"}
+    assert links(out / "desk") == {"com.example.app_app": f"{app}/2.0/x"}
+    assert links(out / "menu") == {
+        f"{user}-com.example.app_app_2.0": f"{root}/.click/users/{user}/com.example.app/x"}
+    assert (root / ".click" / "lock").read_bytes() == b""

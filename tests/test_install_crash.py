@@ -1,8 +1,8 @@
 """Crash safety and concurrency: SIGKILL at every step, parallel writers.
 
 The installer runs in a real process whose every file-system change
-(open for writing, write, mkdir, symlink, link, rename, exchange, unlink,
-rmdir, chown, chmod) is counted; at step N the process sends itself SIGKILL just
+(open for writing, write, pwrite, ftruncate, mkdir, symlink, link, rename,
+exchange, unlink, rmdir, chown, chmod) is counted; at step N the process sends itself SIGKILL just
 before the change, so each run stops at a different point.  Afterwards every
 ``current`` and registration link must point at a complete version, and the
 next run must clean up and finish the job.
@@ -50,8 +50,8 @@ def wrap(module, name, creates=None):
         return real(*args, **kwargs)
     setattr(module, name, wrapper)
 writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT
-for name in ("write", "mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir",
-             "chown", "fchown", "chmod", "utime"):
+for name in ("write", "pwrite", "ftruncate", "mkdir", "symlink", "link", "rename", "replace",
+             "unlink", "rmdir", "chown", "fchown", "chmod", "utime"):
     wrap(os, name)
 wrap(os, "open", lambda path, flags, *a, **k: bool(flags & writes))
 import click_build.install.fs as fs

@@ -458,28 +458,50 @@ def check_install_links(db: Database, package: str, version: str,
 def package_install_hooks(db: Database, package: str, old: str | None, new: str,
                           user: str | None = None, directory: str | None = None,
                           lock: DatabaseLock | None = None) -> None:
-    """After an install (system hooks) or a registration (``user``'s hooks)."""
+    """After an install (system hooks) or a registration (``user``'s hooks).
+
+    Every hook is run; one that fails does not keep the others from their links,
+    and the failures are raised together at the end.
+    """
     old_hooks = read_manifest_hooks(db, package, old)
     new_hooks = read_manifest_hooks(db, package, new)
     gone = set(_app_hooks(old_hooks)) - set(_app_hooks(new_hooks))
+    failures: list[str] = []
     for app, hook_name in sorted(gone):
         for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None) and hook.is_single_version:
                 assert old is not None
-                hook.remove_package(package, old, app, user)
+                try:
+                    hook.remove_package(package, old, app, user)
+                except ClickError as e:
+                    failures.append(str(e))
     for app, hook_name in _app_hooks(new_hooks):
         for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None):
-                hook.install_package(package, new, app, new_hooks[app][hook_name], user)
+                try:
+                    hook.install_package(package, new, app, new_hooks[app][hook_name], user)
+                except ClickError as e:
+                    failures.append(str(e))
+    if failures:
+        raise HookError("; ".join(failures))
 
 
 def package_remove_hooks(db: Database, package: str, old: str, user: str | None = None,
                          directory: str | None = None, lock: DatabaseLock | None = None) -> None:
-    """Before a version goes (system hooks) or a registration goes (``user``'s)."""
+    """Before a version goes (system hooks) or a registration goes (``user``'s).
+
+    As :func:`package_install_hooks`, every hook is run and the failures raised together.
+    """
+    failures: list[str] = []
     for app, hook_name in _app_hooks(read_manifest_hooks(db, package, old)):
         for hook in open_all(db, hook_name, directory, lock=lock):
             if hook.is_user_level == (user is not None):
-                hook.remove_package(package, old, app, user)
+                try:
+                    hook.remove_package(package, old, app, user)
+                except ClickError as e:
+                    failures.append(str(e))
+    if failures:
+        raise HookError("; ".join(failures))
 
 
 def _run_all(hooks: list[Hook], user: str | None, level: str) -> None:

@@ -11,34 +11,31 @@ flips ``current``, runs the system hooks, flips the user's registration
 (then the user's hooks) with one rename each, and removes the version it
 replaced if nobody uses it any more.  ``current`` flips before any hook link
 points into the new version, so a killed install never leaves a link into a
-version the database does not name.  A refused package leaves nothing
-behind; a killed installer leaves only scratch files, which the next writer
-removes.  Every directory of the database is reached through descriptors that
+version the database does not name.  Those steps after the unpack are one
+recorded change (:mod:`.changes`): a writer killed among them leaves its
+intent in the lock file, and the next writer finishes it before anything else.
+A refused package leaves nothing behind; a killed installer leaves only
+scratch files, which the next writer removes.  Every directory of the database is reached through descriptors that
 refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
 apps, so an install costs the same with one app or a thousand.
 """
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .. import _console
 from ..errors import ClickError, HookError, InstallError
 from ..hostarch import host_architecture
+from .changes import Changes, complete_versions, is_complete_version, registered_version, valid
 from .database import Database
 from .fs import Dir, Tampered, chown_to, clickpkg_ids, exchange, refused, sorted_names
-from .hooks import (
-    check_install_links,
-    package_install_hooks,
-    package_remove_hooks,
-    read_manifest_hooks,
-    run_system_hooks,
-)
+from .hooks import check_install_links
+from .intents import Intent
 from .lock import DatabaseLock
 from .names import (
     check_package,
@@ -48,7 +45,7 @@ from .names import (
     current_version,
     temp_name,
 )
-from .users import ALL_USERS, GC_IN_USE, Registry, user_names
+from .users import ALL_USERS, GC_IN_USE, HIDDEN, Registry, user_names
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
@@ -115,7 +112,13 @@ class Installer:
         self._owner = clickpkg_ids()  # unpack as clickpkg when root and it exists
 
     def _lock(self, create: bool = True) -> DatabaseLock:
-        return DatabaseLock(self.db.overlay, self._owner, create)
+        """The database's lock; once it is held, a change a killed writer left is finished."""
+        return DatabaseLock(self.db.overlay, self._owner, create,
+                            on_locked=lambda lock: self._changes(lock).resume())
+
+    def _changes(self, lock: DatabaseLock) -> Changes:
+        return Changes(self.db, lock, self._owner, self.hooks_dir, self.frameworks_dir,
+                       lambda: logged_in_users())  # looked up when used (tests replace it)
 
     def _overlay_exists(self) -> bool:
         """Whether the writable database is there.  Where it is not (a mistyped
@@ -153,35 +156,25 @@ class Installer:
                                          self.architecture or host_architecture())
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
-                old = self._unpack_and_flip(pkg, manifest, name, version, lock)
-                replaced: str | None = None
-                failed: list[str] = []
-                if registry is not None:
-                    replaced, failed = self._register(registry, name, version, lock)
-                else:
+                replaced = registered_version(registry, name) if registry is not None else None
+                placed, old = self._unpack_and_place(pkg, manifest, name, version, lock)
+                # From here on one change, recorded: killed anywhere in it, the next
+                # writer finishes it (current, hooks, registration, removals).
+                user = registry.name if registry is not None else ""
+                with self._changes(lock).recorded(Intent(
+                        "install", name, version, old or "", replaced or "", user)) as change:
+                    if placed:
+                        self._log(lock, "install", pkg, old)
+                    failed = change.apply()
+                if registry is None:
                     _console.info(
                         f"{name} {version} has not been registered for any users.\n"
                         "It may be garbage-collected the next time the system starts.\n"
                         f'To avoid this, run "click-build register {name} {version}" (with '
                         'the --root you installed into), or install with --user USER or '
                         '--all-users.\n')
-                # The version `current` named, the one the user had, and any other
-                # that nobody uses (one an earlier, killed install left) go now.
-                for gone in self._other_versions(lock, name, version, {old, replaced}):
-                    self._maybe_remove(name, gone, lock)
         _raise_for_session_users(failed, f"{name} {version} is installed for all users")
-        return old
-
-    def _other_versions(self, lock: DatabaseLock, name: str, version: str,
-                        also: set[str | None]) -> list[str]:
-        """The package's complete versions in the overlay but ``version``, plus ``also``."""
-        found = {v for v in also if v is not None}
-        package_dir = self._root(lock).open(name)
-        if package_dir is not None:
-            with package_dir:
-                found.update(_complete_versions(package_dir, name))
-        found.discard(version)
-        return sorted(found)
+        return old if placed else None
 
     def _check_before_writing(self, lock: DatabaseLock, name: str, version: str,
                               pkg: ClickPackage, registry: Registry | None) -> None:
@@ -221,9 +214,10 @@ class Installer:
                     if found is not None:
                         found.close()
 
-    def _unpack_and_flip(self, pkg: ClickPackage, manifest: Manifest, name: str, version: str,
-                         lock: DatabaseLock) -> str | None:
-        """Audit + unpack, rename into place, flip ``current``, then system hooks."""
+    def _unpack_and_place(self, pkg: ClickPackage, manifest: Manifest, name: str, version: str,
+                          lock: DatabaseLock) -> tuple[bool, str | None]:
+        """Audit + unpack, then rename into place; (whether it went into the overlay,
+        the version ``current`` names).  Nothing a reader follows points at it yet."""
         root = self._root(lock)
         tmp = lock.writable_tmp()
         self._check_free_space(pkg, root)
@@ -243,7 +237,7 @@ class Installer:
             if in_overlay is not None:
                 in_overlay.close()
             elif self.db.has_package_version(name, version):
-                return None  # unpacked in an underlay already: only register it
+                return False, None  # unpacked in an underlay already: only register it
             with root.ensure(name, self._owner) as package_dir:
                 if in_overlay is not None:  # reinstall: swap trees in one step
                     if not exchange(tmp, scratch, package_dir, version):
@@ -254,18 +248,13 @@ class Installer:
                 else:
                     os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
                 old = current_version(package_dir.readlink("current"))
-                # `current` first: no hook link ever points into a version that
-                # the database does not name yet.
-                package_dir.replace_link(version, "current", tmp, self._owner)
         finally:
             tmp.remove(scratch)
             tmp.remove(retired)
             if child is not None:
                 os.waitpid(child, 0)  # reaped: it has ended by now
-        _console.debug(f"installed {name} {version} in {root.join(name, version)}")
-        package_install_hooks(self.db, name, old, version, None, self.hooks_dir, lock)
-        self._log(lock, "install", pkg, old)
-        return old
+        _console.debug(f"unpacked {name} {version} in {root.join(name, version)}")
+        return True, old
 
     def _check_free_space(self, pkg: ClickPackage, root: Dir) -> None:
         size = pkg.field("Installed-Size") or ""
@@ -402,23 +391,6 @@ class Installer:
 
     # -- registrations -------------------------------------------------------------------
 
-    def _register(self, registry: Registry, package: str, version: str,
-                  lock: DatabaseLock) -> tuple[str | None, list[str]]:
-        """(the version it replaced, the logged-in users whose hooks failed)."""
-        try:
-            old: str | None = registry.get_version(package)
-        except ClickError:
-            old = None
-        registry.set_link(package, version, lock, self._owner)
-        failed: list[str] = []
-        if not registry.is_pseudo_user:
-            package_install_hooks(self.db, package, old, version, registry.name,
-                                  self.hooks_dir, lock)
-        elif registry.name == ALL_USERS:
-            failed = _each_session_user(lambda name: package_install_hooks(
-                self.db, package, old, version, name, self.hooks_dir, lock))
-        return old, failed
-
     def register(self, package: str, version: str, user: str | None = None,
                  all_users: bool = False) -> None:
         check_package(package)
@@ -429,9 +401,9 @@ class Installer:
             self.db.get_path(package, version)  # in a lower database, or refused now
         with self._lock() as lock:
             self.db.get_path(package, version)  # must be unpacked
-            old, failed = self._register(registry, package, version, lock)
-            if old is not None and old != version:
-                self._maybe_remove(package, old, lock)
+            replaced = registered_version(registry, package)
+            failed = self._changes(lock).run(
+                Intent("register", package, version, "", replaced or "", registry.name))
         _raise_for_session_users(failed, f"{package} {version} is registered for all users")
 
     def unregister(self, package: str, version: str | None = None, user: str | None = None,
@@ -443,74 +415,22 @@ class Installer:
         if not self._overlay_exists():
             registry.get_version(package)  # in a lower database (to hide), or refused now
         with self._lock() as lock:
+            done = lock.resumed
+            if (isinstance(done, Intent) and done.kind == "unregister"
+                    and (done.package, done.user) == (package, registry.name)
+                    and version in (None, done.version)):
+                return  # this very unregistration, killed before: finished just now
             old = registry.get_version(package)
             if version is not None and old != version:
                 raise InstallError(f"Not removing {package} {old}; expected version {version}")
             self.db.find(package, old)  # a planted link in its place: refused before any change
-            # The user's hook links first: they point through the registration, so a
-            # kill between the two steps must leave a registration without links (the
-            # next unregister finishes), never links into a registration that is gone.
-            failed: list[str] = []
-            if not registry.is_pseudo_user:
-                package_remove_hooks(self.db, package, old, registry.name, self.hooks_dir, lock)
-            elif registry.name == ALL_USERS:
-                failed = _each_session_user(lambda name: package_remove_hooks(
-                    self.db, package, old, name, self.hooks_dir, lock))
-            registry.remove_link(package, lock, self._owner)
-            self._maybe_remove(package, old, lock)
+            own = registry.own_link(package)
+            hide = own is None or own.startswith("@")  # a lower database's: hidden, not removed
+            failed = self._changes(lock).run(
+                Intent("unregister", package, old, HIDDEN if hide else "", "", registry.name))
         _raise_for_session_users(failed, f"{package} is unregistered for all users")
 
     # -- removal ----------------------------------------------------------------------
-
-    def _maybe_remove(self, package: str, version: str, lock: DatabaseLock) -> bool:
-        """Remove ``version`` unless a user (or ``@all``) still has it registered."""
-        for name in user_names(self.db):
-            if name == GC_IN_USE:
-                continue
-            try:
-                if Registry(self.db, name).get_version(package) == version:
-                    return False
-            except ClickError:
-                continue
-        return self._remove_unless_running(package, version, lock)
-
-    def _remove_unless_running(self, package: str, version: str, lock: DatabaseLock) -> bool:
-        """Remove an unpacked version of the overlay: hooks, ``current``, then the tree.
-
-        Only a real directory inside the root is ever removed; it is first
-        renamed into the scratch area, so a killed removal leaves either the
-        version or nothing of it.
-        """
-        root = self._root(lock)
-        package_dir = root.open(package)
-        if package_dir is None:
-            return False
-        with package_dir:
-            found = package_dir.open(version)  # a planted link: refused, naming it
-            if found is None:
-                return False
-            found.close()
-            if _app_running(self.db, package, version):
-                return False
-            _console.note(f"Removing {package_dir.join(version)}")
-            package_remove_hooks(self.db, package, version, None, self.hooks_dir, lock)
-            if current_version(package_dir.readlink("current")) == version:
-                package_dir.unlink("current")  # before the tree goes: current never dangles
-            trash = temp_name("removed")
-            tmp = lock.writable_tmp()
-            try:
-                os.rename(version, trash, src_dir_fd=package_dir.fd, dst_dir_fd=tmp.fd)
-            except OSError as e:
-                if e.errno != errno.EXDEV:
-                    raise
-                package_dir.remove(version)  # another file system mounted there
-            else:
-                tmp.remove(trash)
-        try:
-            os.rmdir(package, dir_fd=root.fd)
-        except OSError:
-            pass
-        return True
 
     def gc(self) -> list[str]:
         """Remove overlay versions that no user has registered and that are not current.
@@ -526,6 +446,7 @@ class Installer:
             return removed
         with self._lock() as lock:
             root = self._root(lock)
+            changes = self._changes(lock)
             registered: dict[str, set[str]] = {}
             for name in user_names(self.db):
                 if name == GC_IN_USE:
@@ -537,7 +458,7 @@ class Installer:
                     except ClickError:
                         continue
             for package in root.entries():
-                if package == ".click" or not _valid(check_package, package):
+                if package == ".click" or not valid(check_package, package):
                     continue
                 st = root.lstat(package)
                 if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
@@ -550,11 +471,13 @@ class Installer:
                     doomed = [v for v in package_dir.entries()
                               if v not in ("current", current)
                               and v not in registered.get(package, ())
-                              and _valid(check_version, v)
-                              and _is_complete_version(package_dir, package, v)]
+                              and valid(check_version, v)
+                              and is_complete_version(package_dir, package, v)]
                 for version in doomed:
                     self._drop_gc_in_use(root, package)
-                    if self._remove_unless_running(package, version, lock):
+                    with changes.recorded(Intent("remove", package, version)):
+                        gone = changes.remove_version(package, version)
+                    if gone:
                         removed.append(f"{package} {version}")
         return removed
 
@@ -633,56 +556,27 @@ class Installer:
         with self._lock(create=self._overlay_exists()) as lock:
             if self._owner is not None and lock.root_dir is not None:
                 self._ensure_ownership(lock.root_dir)
-            run_system_hooks(self.db, self.hooks_dir, self.frameworks_dir, lock)
+            self._changes(lock).run(Intent("sync-system"))
 
     def run_user(self, user: str) -> None:
         """``click hook run-user``: every user-level hook of ``user`` in sync."""
-        from .hooks import run_user_hooks
-
         check_user(user)
         with self._lock(create=False) as lock:
-            run_user_hooks(self.db, user, self.hooks_dir, self.frameworks_dir, lock)
+            self._changes(lock).run(Intent("sync-user", user=user))
 
     def run_hook(self, name: str, action: str) -> None:
         """``click hook install|remove NAME``: one hook, for every app that uses it."""
         from .hooks import open_hook
 
         with self._lock(create=False) as lock:
-            hook = open_hook(self.db, name, self.hooks_dir, self.frameworks_dir, lock)
-            if action == "install":
-                hook.install(None)
-            else:
-                hook.remove(None)
-
-
-def _each_session_user(run: Callable[[str], None]) -> list[str]:
-    """``run`` for each logged-in user's hooks (``@all`` changed); the failures.
-
-    A user can break their own hook folder (a directory where a link goes): that
-    must not keep a change for all users from being made, so the others go on and
-    the failures are reported once the change is done.
-    """
-    failed = []
-    for name in logged_in_users():
-        try:
-            run(name)
-        except ClickError as e:
-            failed.append(f"{name}: {e}")
-    return failed
+            open_hook(self.db, name, self.hooks_dir, self.frameworks_dir, lock)  # or refused
+            self._changes(lock).run(Intent(f"hook-{action}", hook=name))
 
 
 def _raise_for_session_users(failed: list[str], done: str) -> None:
     if failed:
         raise HookError(f"user-level hooks failed for {len(failed)} logged-in user(s) "
                         f"({'; '.join(failed)}); {done}")
-
-
-def _valid(check: object, name: str) -> bool:
-    try:
-        check(name)  # type: ignore[operator]
-    except ClickError:
-        return False
-    return True
 
 
 def _installed_versions(root: Dir) -> dict[str, list[str]]:
@@ -699,43 +593,16 @@ def _installed_versions(root: Dir) -> dict[str, list[str]]:
             continue
         if stat.S_ISLNK(st.st_mode):
             raise refused(root.join(package), st.st_mode)
-        if not stat.S_ISDIR(st.st_mode) or not _valid(check_package, package):
+        if not stat.S_ISDIR(st.st_mode) or not valid(check_package, package):
             continue
         package_dir = root.open(package)
         if package_dir is None:
             continue
         with package_dir:
-            versions = _complete_versions(package_dir, package)
+            versions = complete_versions(package_dir, package)
         if versions:
             found[package] = versions
     return found
-
-
-def _complete_versions(package_dir: Dir, package: str) -> list[str]:
-    """The versions in ``package_dir`` that an install completed (``current`` aside)."""
-    return [v for v in package_dir.entries()
-            if v != "current" and _valid(check_version, v)
-            and _is_complete_version(package_dir, package, v)]
-
-
-def _is_complete_version(package_dir: Dir, package: str, version: str) -> bool:
-    """A real directory holding ``.click/info/NAME.manifest`` (what an install leaves).
-
-    A link planted in its place is refused, naming it.
-    """
-    st = package_dir.lstat(version)
-    if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-        return False
-    found = package_dir.open(version)
-    if found is None:
-        return False  # removed since it was listed
-    with found:
-        info = found.open(".click", "info") if found.is_dir(".click") else None
-        if info is None:
-            return False
-        with info:
-            manifest = info.lstat(f"{package}.manifest")
-    return manifest is not None and stat.S_ISREG(manifest.st_mode)
 
 
 def _close_all_but(keep: set[int]) -> None:
@@ -746,23 +613,3 @@ def _close_all_but(keep: set[int]) -> None:
             os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
-
-
-def _app_running(db: Database, package: str, version: str) -> bool:
-    """Whether an app of this version runs (only where the session tools exist)."""
-    import shutil
-
-    tool = next((t for t in ("lomiri-app-pid", "ubuntu-app-pid", "upstart-app-pid")
-                 if shutil.which(t)), None)
-    if tool is None:
-        return False
-    import subprocess
-
-    # App names come from the installed manifest: only valid ones (read_manifest_hooks
-    # drops the rest) make an app id, passed as one argument, never through a shell.
-    for app in read_manifest_hooks(db, package, version):
-        result = subprocess.run([tool, f"{package}_{app}_{version}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if result.returncode == 0:
-            return True
-    return False

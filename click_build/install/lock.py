@@ -7,6 +7,13 @@ are flipped atomically.  Temporary trees and links live in ``ROOT/.click/tmp``,
 which the original tool never reads; whatever a killed writer left there is
 removed by the next writer, before it does anything else.
 
+The lock file itself holds the *intent* of the writer that holds the lock:
+before a change to ``current``, a registration or hook links, the writer
+writes what it is about to do there (:mod:`.intents`), and empties the file
+once the change is complete.  A writer that finds an intent when it takes the
+lock was preceded by one that was killed, and finishes that change first (the
+``on_locked`` callback), so every link matches the database again.
+
 A hook link outside the database that must be replaced on another file
 system cannot be made in the scratch area; its temporary twin is made beside
 it, and its path is first written to ``tmp/outside-links`` so that the next
@@ -22,6 +29,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+from collections.abc import Callable
 
 from ..errors import ClickError, InstallError
 from .fs import Dir, check_own_file, makedirs, refused
@@ -30,6 +38,8 @@ from .names import temp_name
 __all__ = ["DatabaseLock"]
 
 _JOURNAL = "outside-links"
+#: An intent is a few names; a lock file holding more was not written by a writer.
+MAX_INTENT = 64 << 10
 _LOCK_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -37,23 +47,31 @@ class DatabaseLock:
     """``with DatabaseLock(root, owner) as lock:`` -- exclusive access to one database.
 
     ``create=False``: a database that does not exist yet is left alone (the
-    lock is then inert and :attr:`root_dir` is None).
+    lock is then inert and :attr:`root_dir` is None).  ``on_locked`` runs once
+    the lock is held and the scratch area clean: the writer finishes there what
+    a killed one left in :meth:`intent`.
     """
 
     def __init__(self, root: str, owner: tuple[int, int] | None = None,
-                 create: bool = True) -> None:
+                 create: bool = True,
+                 on_locked: Callable[[DatabaseLock], object] | None = None) -> None:
         self.root = root
         self.owner = owner
         self.create = create
+        self.on_locked = on_locked
+        self.resumed: object = None  # what on_locked said it finished
         self.root_dir: Dir | None = None
         self.admin: Dir | None = None
         self.tmp: Dir | None = None
         self._fd = -1
+        self._writable = False
         self._journal = -1
 
     def __enter__(self) -> DatabaseLock:
         try:
             self._open()
+            if self.on_locked is not None and self.tmp is not None:
+                self.resumed = self.on_locked(self)
         except PermissionError as e:
             self.close()
             raise InstallError(
@@ -82,7 +100,7 @@ class DatabaseLock:
             self.admin = admin
         else:
             self.admin = root.ensure(".click", self.owner)
-        self._fd = self._open_lock(self.admin)
+        self._fd, self._writable = self._open_lock(self.admin)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         if os.access(".", os.W_OK, dir_fd=self.admin.fd):
             self.tmp = self.admin.ensure("tmp", self.owner)
@@ -92,7 +110,7 @@ class DatabaseLock:
             self._journal = os.open(_JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
                                     | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.tmp.fd)
 
-    def _open_lock(self, admin: Dir) -> int:
+    def _open_lock(self, admin: Dir) -> tuple[int, bool]:
         writable = True
         try:
             fd = os.open("lock", os.O_RDWR | os.O_CREAT | _LOCK_FLAGS, 0o644, dir_fd=admin.fd)
@@ -111,7 +129,27 @@ class DatabaseLock:
         except BaseException:
             os.close(fd)
             raise
-        return fd
+        return fd, writable
+
+    # -- the intent ------------------------------------------------------------------
+
+    def intent(self) -> bytes:
+        """What the writer before us recorded and did not finish (b"": nothing)."""
+        if self._fd < 0 or not self._writable:
+            return b""  # nor can we finish it: left for a writer that may write here
+        return os.pread(self._fd, MAX_INTENT + 1, 0)
+
+    def record_intent(self, record: bytes) -> bool:
+        """Write what we are about to change; False where the lock is not ours to write."""
+        if self._fd < 0 or not self._writable or len(record) > MAX_INTENT:
+            return False
+        os.pwrite(self._fd, record, 0)  # into an empty file: cleared after every change
+        return True
+
+    def clear_intent(self) -> None:
+        """The change is complete."""
+        if self._fd >= 0 and self._writable:
+            os.ftruncate(self._fd, 0)
 
     # -- the scratch area ------------------------------------------------------------
 

@@ -294,16 +294,21 @@ class Registry:
                     return
             directory.replace_link(target, package, lock.tmp, self._ids())
 
-    def remove_link(self, package: str, lock: DatabaseLock,
-                    owners: tuple[int, int] | None) -> str | None:
-        """Drop the registration (or hide a lower layer's); returns the old version."""
-        check_package(package)
-        target = self._overlay_target(self.name, package)
+    def own_link(self, package: str) -> str | None:
+        """The target of this registry's own link for ``package`` in the overlay."""
+        return self._overlay_target(self.name, check_package(package))
+
+    def drop_own_link(self, package: str, lock: DatabaseLock,
+                      owners: tuple[int, int] | None) -> None:
+        """Remove the overlay's registration link, if it is still there."""
+        target = self.own_link(package)
         if target is not None and not target.startswith("@"):
             with self._ensure_dir(lock, owners) as directory:
                 directory.unlink(package)
-            return version_from_target(target)
-        old = self.get_version(package)
+
+    def hide_link(self, package: str, lock: DatabaseLock,
+                  owners: tuple[int, int] | None) -> None:
+        """Hide a lower database's registration of ``package`` with a ``@hidden`` link."""
+        check_package(package)
         with self._ensure_dir(lock, owners) as directory:
             directory.replace_link(HIDDEN, package, lock.tmp, self._ids())
-        return old
