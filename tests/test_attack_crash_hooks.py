@@ -6,7 +6,7 @@ went stale, or dangled.  Here the real installer runs as root and as a real
 unprivileged user, with a system hook that makes one link per version (and runs an
 ``Exec``), a single-version one and a user-level one, and is killed (SIGKILL, from
 inside, just before its Nth change to the file system: see
-``test_install_crash.DRIVER``) at every step of an upgrade.  From each state a kill
+``crash_support.DRIVER``) at every step of an upgrade.  From each state a kill
 leaves, every next writer a user might run (install, another app's install, gc,
 hook run-system, hook run-user, register, unregister) runs, and afterwards every
 hook link must match the database exactly: the system links name ``current`` and
@@ -36,8 +36,8 @@ from attack_support import (  # noqa: F401  (fixtures)
     user_cli,
     world,
 )
+from crash_support import DRIVER
 from install_support import check_invariants
-from test_install_crash import DRIVER
 
 pytestmark = pytest.mark.slow
 

@@ -1,8 +1,7 @@
 """Crash safety and concurrency: SIGKILL at every step, parallel writers.
 
-The installer runs in a real process whose every file-system change
-(open for writing, write, pwrite, ftruncate, mkdir, symlink, link, rename,
-exchange, unlink, rmdir, chown, chmod) is counted; at step N the process sends itself SIGKILL just
+The installer runs in a real process whose every file-system change is counted
+(:data:`crash_support.DRIVER`); at step N the process sends itself SIGKILL just
 before the change, so each run stops at a different point.  Afterwards every
 ``current`` and registration link must point at a complete version, and the
 next run must clean up and finish the job.
@@ -19,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from crash_support import DRIVER
 from deadlines import seconds
 from install_support import (
     Env,
@@ -28,39 +28,6 @@ from install_support import (
     make_click,
     make_env,
 )
-
-DRIVER = r"""
-import os, signal, sys
-limit, mode = int(sys.argv[1]), sys.argv[2]
-main_pid = os.getpid()
-count = [0]
-def step():
-    # "parent": only the installer process counts and dies; "child": only the
-    # process it forks to unpack as clickpkg (so each gets every step).
-    if (os.getpid() == main_pid) != (mode == "parent"):
-        return
-    count[0] += 1
-    if count[0] == limit:
-        os.kill(os.getpid(), signal.SIGKILL)
-def wrap(module, name, creates=None):
-    real = getattr(module, name)
-    def wrapper(*args, **kwargs):
-        if creates is None or creates(*args, **kwargs):
-            step()
-        return real(*args, **kwargs)
-    setattr(module, name, wrapper)
-writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT
-for name in ("write", "pwrite", "ftruncate", "mkdir", "symlink", "link", "rename", "replace",
-             "unlink", "rmdir", "chown", "fchown", "chmod", "utime"):
-    wrap(os, name)
-wrap(os, "open", lambda path, flags, *a, **k: bool(flags & writes))
-import click_build.install.fs as fs
-wrap(fs, "exchange")
-import click_build.install.installer as installer
-installer.exchange = fs.exchange
-from click_build.cli import main
-sys.exit(main(sys.argv[3:]))
-"""
 
 
 def install_args(env: Env, pkg: Path) -> list[str]:
