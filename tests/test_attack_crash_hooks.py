@@ -36,7 +36,9 @@ from attack_support import (  # noqa: F401  (fixtures)
     user_cli,
     world,
 )
+from conftest import need
 from crash_support import DRIVER
+from deadlines import seconds
 from install_support import check_invariants
 
 pytestmark = pytest.mark.slow
@@ -314,6 +316,14 @@ def test_the_reported_case_gc_after_current_moved(crashes: Crashes) -> None:
     assert c.settled() == []
     assert c.links()["single"] == {f"{APP}_app": f"{c.root}/{APP}/2.0/sub/b.txt"}
     assert sorted(os.listdir(c.root / APP)) == ["2.0", "current"]
+    # Debian's click reads the finished database as we do: the user has 2.0
+    for args in (["list", f"--user={c.user}"], ["list", "--all"],
+                 ["pkgdir", f"--user={c.user}", APP]):
+        theirs = subprocess.run([need("click"), *args, f"--root={c.root}"], capture_output=True,
+                                text=True, timeout=seconds(60))
+        assert theirs.returncode == 0, theirs.stderr
+        assert c.killed_at(0, *args, f"--root={c.root}").stdout == theirs.stdout, args
+    assert theirs.stdout.strip() == f"{c.root}/.click/users/{c.user}/{APP}"
 
 
 def test_the_writer_that_finishes_is_killed_too(crashes: Crashes) -> None:
