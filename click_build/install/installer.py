@@ -14,9 +14,9 @@ points into the new version, so a killed install never leaves a link into a
 version the database does not name.  Those steps after the unpack are one
 recorded change (:mod:`.changes`): a writer killed among them leaves its
 intent in the lock file, and the next writer finishes it before anything else.
-A refused package leaves nothing behind; a killed installer leaves only
-scratch files, which the next writer removes.  Every directory of the database is reached through descriptors that
-refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
+A refused package leaves nothing behind; a killed unpack leaves only scratch
+files, which the next writer removes.  Every directory of the database is
+reached through descriptors that refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
 apps, so an install costs the same with one app or a thousand.
 """
 
