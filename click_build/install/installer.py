@@ -11,9 +11,11 @@ flips ``current``, runs the system hooks, flips the user's registration
 (then the user's hooks) with one rename each, and removes the version it
 replaced if nobody uses it any more.  ``current`` flips before any hook link
 points into the new version, so a killed install never leaves a link into a
-version the database does not name.  Those steps after the unpack are one
-recorded change (:mod:`.changes`): a writer killed among them leaves its
-intent in the lock file, and the next writer finishes it before anything else.
+version the database does not name.  The placement of the tree and the steps
+after it are one recorded change (:mod:`.changes`): a writer killed among them
+leaves its intent in the lock file, and the next writer finishes it before
+anything else (a reinstall swaps the tree ``current`` names, so the links
+follow it even then).
 A refused package leaves nothing behind; a killed unpack leaves only scratch
 files, which the next writer removes.  Every directory of the database is
 reached through descriptors that refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
@@ -26,7 +28,8 @@ import fcntl
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .. import _console
 from ..errors import ClickError, HookError, InstallError
@@ -157,15 +160,18 @@ class Installer:
                 name, version = check_package(manifest.name), check_version(manifest.version)
                 self._check_before_writing(lock, name, version, pkg, registry)
                 replaced = registered_version(registry, name) if registry is not None else None
-                placed, old = self._unpack_and_place(pkg, manifest, name, version, lock)
-                # From here on one change, recorded: killed anywhere in it, the next
-                # writer finishes it (current, hooks, registration, removals).
                 user = registry.name if registry is not None else ""
-                with self._changes(lock).recorded(Intent(
-                        "install", name, version, old or "", replaced or "", user)) as change:
-                    if placed:
-                        self._log(lock, "install", pkg, old)
-                    failed = change.apply()
+                with self._unpacked(pkg, manifest, lock) as scratch:
+                    old = self._current(lock, name)
+                    # From here on one change, recorded before the tree is placed (a
+                    # reinstall swaps the tree `current` names): killed anywhere in it,
+                    # the next writer finishes it (current, hooks, registration, removals).
+                    with self._changes(lock).recorded(Intent(
+                            "install", name, version, old or "", replaced or "", user)) as change:
+                        placed = self._place(scratch, name, version, lock)
+                        if placed:
+                            self._log(lock, "install", pkg, old)
+                        failed = change.apply()
                 if registry is None:
                     _console.info(
                         f"{name} {version} has not been registered for any users.\n"
@@ -214,15 +220,27 @@ class Installer:
                     if found is not None:
                         found.close()
 
-    def _unpack_and_place(self, pkg: ClickPackage, manifest: Manifest, name: str, version: str,
-                          lock: DatabaseLock) -> tuple[bool, str | None]:
-        """Audit + unpack, then rename into place; (whether it went into the overlay,
-        the version ``current`` names).  Nothing a reader follows points at it yet."""
+    @staticmethod
+    def _current(lock: DatabaseLock, name: str) -> str | None:
+        """The version ``current`` names in the overlay (None: none)."""
+        package_dir = Installer._root(lock).open(name)
+        if package_dir is None:
+            return None
+        with package_dir:
+            return current_version(package_dir.readlink("current"))
+
+    @contextmanager
+    def _unpacked(self, pkg: ClickPackage, manifest: Manifest,
+                  lock: DatabaseLock) -> Iterator[str]:
+        """Audit + unpack into a scratch directory; its name in the scratch area.
+
+        Whatever is left of it is removed at the end, and the unpacking child
+        reaped then: its teardown overlaps the parent's work.
+        """
         root = self._root(lock)
         tmp = lock.writable_tmp()
         self._check_free_space(pkg, root)
         scratch = lock.scratch_dir("unpack")
-        retired = temp_name("replaced")
         child: int | None = None  # the unpacking process, once it said it was done
         try:
             chown_to(scratch, self._owner, tmp.fd)
@@ -233,11 +251,26 @@ class Installer:
                     child = self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
                 else:
                     self._unpack(pkg, manifest, scratch_dir.fd)
-            in_overlay = root.open(name, version) if root.is_dir(name) else None
-            if in_overlay is not None:
-                in_overlay.close()
-            elif self.db.has_package_version(name, version):
-                return False, None  # unpacked in an underlay already: only register it
+            yield scratch
+        finally:
+            tmp.remove(scratch)
+            if child is not None:
+                os.waitpid(child, 0)  # reaped: it has ended by now
+
+    def _place(self, scratch: str, name: str, version: str, lock: DatabaseLock) -> bool:
+        """Rename the unpacked tree into place; whether it went into the overlay (not:
+        the version is unpacked in an underlay already, only to be registered).
+        Nothing a reader follows points at it yet, unless it replaces a tree of the
+        same version."""
+        root = self._root(lock)
+        tmp = lock.writable_tmp()
+        in_overlay = root.open(name, version) if root.is_dir(name) else None
+        if in_overlay is not None:
+            in_overlay.close()
+        elif self.db.has_package_version(name, version):
+            return False
+        retired = temp_name("replaced")
+        try:
             with root.ensure(name, self._owner) as package_dir:
                 if in_overlay is not None:  # reinstall: swap trees in one step
                     if not exchange(tmp, scratch, package_dir, version):
@@ -247,14 +280,10 @@ class Installer:
                                   dst_dir_fd=package_dir.fd)
                 else:
                     os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
-                old = current_version(package_dir.readlink("current"))
         finally:
-            tmp.remove(scratch)
             tmp.remove(retired)
-            if child is not None:
-                os.waitpid(child, 0)  # reaped: it has ended by now
         _console.debug(f"unpacked {name} {version} in {root.join(name, version)}")
-        return True, old
+        return True
 
     def _check_free_space(self, pkg: ClickPackage, root: Dir) -> None:
         size = pkg.field("Installed-Size") or ""
