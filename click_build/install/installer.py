@@ -28,8 +28,7 @@ import fcntl
 import os
 import stat
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from .. import _console
 from ..errors import ClickError, HookError, InstallError
@@ -161,7 +160,8 @@ class Installer:
                 self._check_before_writing(lock, name, version, pkg, registry)
                 replaced = registered_version(registry, name) if registry is not None else None
                 user = registry.name if registry is not None else ""
-                with self._unpacked(pkg, manifest, lock) as scratch:
+                self._check_free_space(pkg, self._root(lock))
+                with _Unpacked(self, pkg, manifest, lock) as scratch:
                     old = self._current(lock, name)
                     # From here on one change, recorded before the tree is placed (a
                     # reinstall swaps the tree `current` names): killed anywhere in it,
@@ -228,34 +228,6 @@ class Installer:
             return None
         with package_dir:
             return current_version(package_dir.readlink("current"))
-
-    @contextmanager
-    def _unpacked(self, pkg: ClickPackage, manifest: Manifest,
-                  lock: DatabaseLock) -> Iterator[str]:
-        """Audit + unpack into a scratch directory; its name in the scratch area.
-
-        Whatever is left of it is removed at the end, and the unpacking child
-        reaped then: its teardown overlaps the parent's work.
-        """
-        root = self._root(lock)
-        tmp = lock.writable_tmp()
-        self._check_free_space(pkg, root)
-        scratch = lock.scratch_dir("unpack")
-        child: int | None = None  # the unpacking process, once it said it was done
-        try:
-            chown_to(scratch, self._owner, tmp.fd)
-            scratch_dir = tmp.open(scratch)
-            assert scratch_dir is not None
-            with scratch_dir:
-                if self._owner is not None:
-                    child = self._unpack_as_clickpkg(pkg, manifest, scratch_dir.fd)
-                else:
-                    self._unpack(pkg, manifest, scratch_dir.fd)
-            yield scratch
-        finally:
-            tmp.remove(scratch)
-            if child is not None:
-                os.waitpid(child, 0)  # reaped: it has ended by now
 
     def _place(self, scratch: str, name: str, version: str, lock: DatabaseLock) -> bool:
         """Rename the unpacked tree into place; whether it went into the overlay (not:
@@ -600,6 +572,47 @@ class Installer:
         with self._lock(create=False) as lock:
             open_hook(self.db, name, self.hooks_dir, self.frameworks_dir, lock)  # or refused
             self._changes(lock).run(Intent(f"hook-{action}", hook=name))
+
+
+class _Unpacked:
+    """``with _Unpacked(installer, pkg, manifest, lock) as scratch:`` -- the package
+    audited and unpacked into a scratch directory, named ``scratch`` in the scratch area.
+
+    Whatever is left of it is removed at the end, and the unpacking child reaped
+    then: its teardown overlaps the parent's work.  A class, not ``contextlib``:
+    importing it costs start-up time on every install.
+    """
+
+    def __init__(self, installer: Installer, pkg: ClickPackage, manifest: Manifest,
+                 lock: DatabaseLock) -> None:
+        self.installer, self.pkg, self.manifest, self.lock = installer, pkg, manifest, lock
+        self.tmp = lock.writable_tmp()
+        self.scratch = ""
+        self.child: int | None = None  # the unpacking process, once it said it was done
+
+    def __enter__(self) -> str:
+        owner = self.installer._owner
+        self.scratch = self.lock.scratch_dir("unpack")
+        try:
+            chown_to(self.scratch, owner, self.tmp.fd)
+            scratch_dir = self.tmp.open(self.scratch)
+            assert scratch_dir is not None
+            with scratch_dir:
+                if owner is not None:
+                    self.child = self.installer._unpack_as_clickpkg(
+                        self.pkg, self.manifest, scratch_dir.fd)
+                else:
+                    self.installer._unpack(self.pkg, self.manifest, scratch_dir.fd)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.scratch
+
+    def __exit__(self, *exc: object) -> None:
+        self.tmp.remove(self.scratch)
+        if self.child is not None:
+            os.waitpid(self.child, 0)  # reaped: it has ended by now
+            self.child = None
 
 
 def _raise_for_session_users(failed: list[str], done: str) -> None:
