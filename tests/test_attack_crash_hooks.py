@@ -464,6 +464,8 @@ PLANTED = {
     "a hook path": (_record("hook-remove", "", "", "", "", "", "../../outside/x"),
                     "no hook file has"),
     "a version never unpacked": (_record("install", APP, "9.9", "1.0", "1.0", "", ""), ""),
+    # gc's record: only what gc would remove goes, never a version in use
+    "removing the version in use": (_record("remove", APP, "1.0", "", "", "", ""), ""),
     "a record cut short": (_record("install", APP, "2.0", "1.0", "1.0", "", "")[:-6], ""),
 }
 

@@ -141,8 +141,9 @@ class Changes:
         if kind == "unregister":
             return self.finish_unregister(intent.package, intent.version,
                                           intent.old == HIDDEN, intent.user)
-        if kind == "remove":
-            self.remove_version(intent.package, intent.version)
+        if kind == "remove":  # gc's: only what gc removes (the record is the owner's to write)
+            if self.current(intent.package) != intent.version:
+                self.maybe_remove(intent.package, intent.version)
             return []
         from .hooks import open_hook, run_system_hooks, run_user_hooks
 
@@ -245,6 +246,14 @@ class Changes:
                 found.update(complete_versions(package_dir, package))
         found.discard(version)
         return sorted(found)
+
+    def current(self, package: str) -> str | None:
+        """The version ``current`` names in the overlay (None: none)."""
+        package_dir = self._root().open(package)
+        if package_dir is None:
+            return None
+        with package_dir:
+            return current_version(package_dir.readlink("current"))
 
     def maybe_remove(self, package: str, version: str) -> bool:
         """Remove ``version`` unless a user (or ``@all``) still has it registered."""

@@ -162,11 +162,12 @@ class Installer:
                 user = registry.name if registry is not None else ""
                 self._check_free_space(pkg, self._root(lock))
                 with _Unpacked(self, pkg, manifest, lock) as scratch:
-                    old = self._current(lock, name)
+                    changes = self._changes(lock)
+                    old = changes.current(name)
                     # From here on one change, recorded before the tree is placed (a
                     # reinstall swaps the tree `current` names): killed anywhere in it,
                     # the next writer finishes it (current, hooks, registration, removals).
-                    with self._changes(lock).recorded(Intent(
+                    with changes.recorded(Intent(
                             "install", name, version, old or "", replaced or "", user)) as change:
                         placed = self._place(scratch, name, version, lock)
                         if placed:
@@ -219,15 +220,6 @@ class Installer:
                     found = package_dir.open(each)  # refuses a planted link, naming it
                     if found is not None:
                         found.close()
-
-    @staticmethod
-    def _current(lock: DatabaseLock, name: str) -> str | None:
-        """The version ``current`` names in the overlay (None: none)."""
-        package_dir = Installer._root(lock).open(name)
-        if package_dir is None:
-            return None
-        with package_dir:
-            return current_version(package_dir.readlink("current"))
 
     def _place(self, scratch: str, name: str, version: str, lock: DatabaseLock) -> bool:
         """Rename the unpacked tree into place; whether it went into the overlay (not:
