@@ -17,6 +17,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -24,10 +25,12 @@ import pytest
 from attack_support import real_user, user_cli  # noqa: F401  (fixtures)
 from conftest import CLICK_BUILD, assert_clean_error, need, write_tree
 from crafting import MANIFEST, Crafted, Member
-from deadlines import seconds
+from deadlines import seconds, wait_for
+from install_support import run as run_as
+from run_support import LineReader, ended
 from sysroot_support import made, test_cache
 from templates_support import new, project_of
-from xdisplay import showing
+from xdisplay import private_display, showing, window_tree
 
 from click_build.elf import parse_elf_header
 from click_build.sysroot.store import Stored
@@ -279,11 +282,22 @@ def test_a_root_without_the_runner_says_which_package_adds_it(
 ])
 def test_hostile_exec_lines_are_refused_before_anything_runs(
         qml_root: Stored, public_tmp: Path, exec_line: str, files: dict[str, str],
-        fragment: str) -> None:
+        fragment: str, real_user: str, user_cli: list[str]) -> None:  # noqa: F811
+    """As root and as an unprivileged user (its own private root, the machine's roots
+    read only): one error line, no script printed, nothing started."""
     package = app_package(public_tmp, exec_line=exec_line, files=files)
     result = run_arm64(public_tmp, package, "--print-env")
     assert_clean_error(result, fragment)
     assert result.stdout == ""
+    if os.geteuid() == 0:
+        mine = public_tmp / "user-root"
+        mine.mkdir()
+        shutil.chown(mine, real_user)
+        as_user = run_as([*user_cli, "run", "--root", str(mine / "r"), "--arch", "arm64",
+                          "--print-env", str(package)],
+                         env=cache_env(HOME=str(mine)), user=real_user)
+        assert_clean_error(as_user, fragment)
+        assert as_user.stdout == ""
 
 
 @pytest.mark.slow
@@ -311,3 +325,42 @@ def test_a_package_for_this_computer_is_refused_under_arm64(public_tmp: Path) ->
     assert_clean_error(run_arm64(public_tmp, package),
                        "com.example.arch 1.0 is built for amd64, not arm64: build it "
                        "for arm64 (click-build run --arch arm64 PROJECT does)")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("sysroot")
+def test_watch_under_qemu_restarts_the_emulated_app_with_the_edit(
+        qml_root: Stored, public_tmp: Path) -> None:
+    """--watch keeps --arch: a saved QML edit is built, installed and shown by the
+    app restarted under qemu."""
+    new(public_tmp / "src", "qml", {"title": TITLE, "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    main = project / "qml" / "Main.qml"
+    err = public_tmp / "watch.stderr"
+    with private_display() as display, err.open("wb") as e, subprocess.Popen(
+            [*CLICK_BUILD, "run", "--watch", "--arch", "arm64", str(project)],
+            env={**os.environ, **cache_env(), "DISPLAY": display}, stdout=subprocess.PIPE,
+            stderr=e) as proc:
+        try:
+            assert proc.stdout is not None
+            out = LineReader(proc.stdout)
+
+            def window(title: str) -> None:
+                wait_for(lambda: proc.poll() is None and f'"{title}": (' in window_tree(display)
+                         or proc.poll() is not None, f"a window titled {title!r}", 240)
+                assert proc.poll() is None, err.read_text(errors="replace")
+
+            assert out.until(lambda t: t.startswith("click-build: watching "), 300)
+            window(TITLE)
+            scratch = main.with_name(".Main.qml.swp")  # saved as an editor saves
+            scratch.write_text(main.read_text().replace(f'i18n.tr("{TITLE}")',
+                                                        'i18n.tr("Coffee Timer")'))
+            scratch.rename(main)
+            said = out.until(lambda t: "changed" in t, 300)
+            assert said.startswith("click-build: qml/Main.qml changed: restarted "
+                                   "tea-timer.jane_tea-timer_1.0.0"), said
+            window("Coffee Timer")
+            assert emulated(proc.pid), "the restarted app is not under qemu"
+        finally:
+            proc.send_signal(signal.SIGINT)
+            ended(proc, 120)
