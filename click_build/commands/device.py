@@ -89,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        description="Ask the phone for its architecture and frameworks (dpkg "
                        "--print-architecture, click framework list), build PROJECT-DIR for "
                        "them (a compiled app against the sysroot of its framework on that "
-                       "architecture: click-build sysroot create), install the package, "
+                       "architecture, made once when missing), install the package, "
                        "start the app and follow its log until Ctrl-C. A project for a "
                        "framework the phone lacks is refused before anything is built.")
     s.add_argument("project", metavar="PROJECT-DIR", nargs="?", default=".")
