@@ -1,7 +1,7 @@
 """`click-build run --arch arm64`: the phone's processor on this computer, under qemu.
 
 The `qml` and `cpp` templates, built for arm64 (the C++ one against the Debian 12
-stand-in root, through its toolchain file), run under qemu-aarch64-static with the
+stand-in root, through its toolchain file; and for armhf), run under qemu with the
 root's Qt and Lomiri, on a private Xvfb; their windows are read back with xwininfo,
 and the process that shows them is the emulator running an arm64 program.  The
 roots are the suite's (tests/sysroot_support.py: made once per machine, kept); the
@@ -36,6 +36,9 @@ from click_build.elf import parse_elf_header
 from click_build.sysroot.store import Stored
 
 ARM64 = 183  # EM_AARCH64
+#: Per architecture: the emulator, the ELF machine and the multiarch triplet.
+ARCHES = {"arm64": ("qemu-aarch64-static", ARM64, "aarch64-linux-gnu"),
+          "armhf": ("qemu-arm-static", 40, "arm-linux-gnueabihf")}
 TITLE = "Tea Timer"
 
 
@@ -72,8 +75,8 @@ def qml_root() -> Stored:
     return made("arm64", packages=("qmlscene",))
 
 
-def emulated(ancestor: int) -> list[list[str]]:
-    """The command lines of the qemu-aarch64-static processes below process ``ancestor``."""
+def emulated(ancestor: int, qemu: str = "qemu-aarch64-static") -> list[list[str]]:
+    """The command lines of the ``qemu`` processes below process ``ancestor``."""
     parents, argvs = {}, {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -95,7 +98,7 @@ def emulated(ancestor: int) -> list[list[str]]:
         return False
 
     return [argv for pid, argv in argvs.items()
-            if argv and argv[0].endswith("qemu-aarch64-static") and below(pid)]
+            if argv and argv[0].endswith(qemu) and below(pid)]
 
 
 def elf_machine(path: str) -> int:
@@ -106,13 +109,13 @@ def elf_machine(path: str) -> int:
 
 
 def shows_under_qemu(argv: list[str], root: Path, log: Path, env: dict[str, str],
-                     cwd: Path | None = None) -> list[str]:
+                     cwd: Path | None = None, qemu: str = "qemu-aarch64-static") -> list[str]:
     """Run ``argv`` (a ``run --arch arm64``) until its window titled TITLE shows; the
     command line of the emulator that shows it."""
     with showing(argv, TITLE, env, log, cwd=cwd, within=240) as (app, _display):
-        qemus = emulated(app.pid)
+        qemus = emulated(app.pid, qemu)
         assert app.poll() is None
-    assert qemus, f"no qemu-aarch64-static below click-build:\n{log.read_text()}"
+    assert qemus, f"no {qemu} below click-build:\n{log.read_text()}"
     (qemu,) = [q for q in qemus if str(root) in q]
     return qemu
 
@@ -133,22 +136,26 @@ def test_the_qml_template_runs_under_qemu_with_the_roots_qmlscene(
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("sysroot")
-def test_the_cpp_template_is_built_for_arm64_and_runs_under_qemu(
-        plain_root: Stored, public_tmp: Path) -> None:
-    """The project is cross-built against the root (its toolchain file), installed as an
-    arm64 phone installs it, and its own program runs under qemu."""
-    need("aarch64-linux-gnu-g++")
+@pytest.mark.parametrize("arch", ["arm64", "armhf"])
+def test_the_cpp_template_is_built_for_the_arch_and_runs_under_qemu(
+        arch: str, public_tmp: Path) -> None:
+    """The project is cross-built against the root (the backend's sysroot toolchain),
+    installed as a phone of that architecture installs it, and its own program runs
+    under qemu."""
+    qemu_name, machine, triplet = ARCHES[arch]
+    need(qemu_name)
+    root = made(arch)
     new(public_tmp / "src", "cpp", {"title": TITLE, "namespace": "jane"})
     project = project_of(public_tmp / "src")
-    qemu = shows_under_qemu([*CLICK_BUILD, "run", "--arch", "arm64", str(project)],
-                            plain_root.root, public_tmp / "log", cache_env())
-    assert qemu[1:3] == ["-L", str(plain_root.root)]
+    qemu = shows_under_qemu([*CLICK_BUILD, "run", "--arch", arch, str(project)],
+                            root.root, public_tmp / "log", cache_env(), qemu=qemu_name)
+    assert qemu[1:3] == ["-L", str(root.root)]
     program = qemu[3]
-    assert program.endswith("/lib/aarch64-linux-gnu/bin/tea-timer")
+    assert program.endswith(f"/lib/{triplet}/bin/tea-timer")
     assert program.startswith(str(project / "build" / "click-run" / "db"))
-    assert elf_machine(program) == ARM64
-    (built,) = (project / "build" / "click-run").glob("*_arm64.click")
-    assert built.name == "tea-timer.jane_1.0.0_arm64.click"
+    assert elf_machine(program) == machine
+    (built,) = (project / "build" / "click-run").glob(f"*_{arch}.click")
+    assert built.name == f"tea-timer.jane_1.0.0_{arch}.click"
 
 
 @pytest.mark.slow
