@@ -371,3 +371,33 @@ def test_watch_under_qemu_restarts_the_emulated_app_with_the_edit(
         finally:
             proc.send_signal(signal.SIGINT)
             ended(proc, 120)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("sysroot")
+def test_print_env_shows_the_launch_under_qemu(qml_root: Stored, public_tmp: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launcher's variables with the root's folders after the app's, none of this
+    computer's (an x86 library or plugin is no use to the ARM program); software GL on
+    X11; the caller's --env has the last word."""
+    package = app_package(public_tmp)
+    for name in ("LD_LIBRARY_PATH", "QML2_IMPORT_PATH", "QT_PLUGIN_PATH"):
+        monkeypatch.setenv(name, "/this-computers")
+    result = run_arm64(public_tmp, package, "--print-env", "--env", "QT_QPA_PLATFORM=wayland")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in lines
+                   if line.startswith("export "))
+    root, lib = qml_root.root, qml_root.root / "usr/lib/aarch64-linux-gnu"
+    app_dir = exports["APP_DIR"]
+    assert exports["APP_ID"] == "com.example.arch_arch_1.0"
+    assert exports["UBUNTU_APP_LAUNCH_ARCH"] == "aarch64-linux-gnu"
+    assert exports["QT_PLUGIN_PATH"] == str(lib / "qt5/plugins")
+    assert exports["QML2_IMPORT_PATH"] == str(lib / "qt5/qml")  # the package has no qml/
+    assert exports["LD_LIBRARY_PATH"] == f"{root / 'lib/aarch64-linux-gnu'}:{lib}"
+    assert exports["XDG_DATA_DIRS"] == \
+        f"{app_dir}:{root / 'usr/local/share'}:{root / 'usr/share'}"
+    assert exports["LIBGL_ALWAYS_SOFTWARE"] == "1"
+    assert exports["QT_QPA_PLATFORM"] == "wayland"  # --env, over run's xcb
+    assert lines[-1] == (f"exec {shutil.which('qemu-aarch64-static')} -L {root} "
+                         f"{root / 'usr/lib/qt5/bin/qmlscene'} main.qml")
