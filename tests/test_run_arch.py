@@ -401,3 +401,20 @@ def test_print_env_shows_the_launch_under_qemu(qml_root: Stored, public_tmp: Pat
     assert exports["QT_QPA_PLATFORM"] == "wayland"  # --env, over run's xcb
     assert lines[-1] == (f"exec {shutil.which('qemu-aarch64-static')} -L {root} "
                          f"{root / 'usr/lib/qt5/bin/qmlscene'} main.qml")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("sysroot")
+def test_without_a_display_the_emulated_app_is_told_where_to_run(
+        qml_root: Stored, public_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Qt under qemu aborts without an X display (run chose xcb for it): the status is
+    passed on and run says how to give it one, as it does for a native app."""
+    package = app_package(public_tmp)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    result = run_arm64(public_tmp, package)
+    assert result.returncode == 134, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "click-build: warning: com.example.arch_arch_1.0 ended with status 134, and no "
+        "display was set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or under "
+        "a virtual X server: xvfb-run -a click-build run ...")

@@ -43,6 +43,7 @@ class Prepared:
     app_id: str
     triplet: str
     exec_args: tuple[str, ...] = ()  # Exec's arguments, without those of the look
+    emulated: bool = False  # under qemu (run --arch): on X11 alone
 
     def environment(self) -> dict[str, str]:
         return self.plan.environment(os.environ)
@@ -220,7 +221,7 @@ def install_and_plan(session: Session, package: str, app: str | None = None,
         plan = emulate(plan, emulation, app_id)
     plan.changed.update(env or {})
     write_theme(session.homes["XDG_CONFIG_HOME"], session.private.path, look.dark)
-    return Prepared(plan, app_id, triplet, exec_args)
+    return Prepared(plan, app_id, triplet, exec_args, emulation is not None)
 
 
 def render_shell(plan: LaunchPlan) -> str:
@@ -263,7 +264,9 @@ def checked_environment(prepared: Prepared) -> dict[str, str]:
 def hint_display(prepared: Prepared, env: Mapping[str, str], status: int) -> None:
     """After a failure: with no display set, say how to give the app one (Qt's own "could
     not connect to display" is easy to miss above its abort)."""
-    if not any(env.get(k) for k in NO_DISPLAY_HINT_UNLESS):
+    # under qemu the app is told to use X11 (QT_QPA_PLATFORM=xcb): only DISPLAY gives one
+    shown = ("DISPLAY",) if prepared.emulated else NO_DISPLAY_HINT_UNLESS
+    if not any(env.get(k) for k in shown):
         _console.warn(f"{prepared.app_id} ended with status {status}, and no display was "
                       "set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or "
                       "under a virtual X server: xvfb-run -a click-build run ...")
