@@ -418,3 +418,18 @@ def test_without_a_display_the_emulated_app_is_told_where_to_run(
         "click-build: warning: com.example.arch_arch_1.0 ended with status 134, and no "
         "display was set (DISPLAY, WAYLAND_DISPLAY): run it in a desktop session, or under "
         "a virtual X server: xvfb-run -a click-build run ...")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("sysroot")
+def test_clickables_arch_variable_does_not_stop_the_cross_build(public_tmp: Path) -> None:
+    """A Clickable user's shell has ARCH=arm64: the build it declares is planned against
+    the root, as run --arch builds it, not refused for want of a toolchain."""
+    need("qemu-aarch64-static")
+    root = made("arm64")
+    new(public_tmp / "src", "cpp", {"title": TITLE, "namespace": "jane"})
+    project = project_of(public_tmp / "src")
+    result = cb("run", "--arch", "arm64", "--print-env", project, env={"ARCH": "arm64"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith(
+        f"exec {shutil.which('qemu-aarch64-static')} -L {root.root} ")

@@ -14,6 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from ..backend.settings import Project
+
 __all__ = ["Planned", "build_for_arch", "build_output_on_stderr", "build_project",
            "is_project", "plan_project"]
 
@@ -74,7 +78,7 @@ def plan_project(project_dir: str, arch: str | None = None,
         framework, chosen = matrix[0], True
     else:
         with _console.quieted():  # the build says it, when it runs
-            plan = plan_build(project, request_of(project))
+            plan = plan_build(_any_toolchain(project), request_of(project))
         kind, target = plan.kind, plan.targets[0]
         framework = target.facts.framework
         if kind == "cmake" or plan.source is None:
@@ -88,6 +92,19 @@ def plan_project(project_dir: str, arch: str | None = None,
     compiles = builds_for_host(project, kind) and declared in ("auto", arch)
     toolchain = toolchain_for(project, framework if chosen else "", arch) if arch else None
     return Planned(kind, framework, chosen, compiles, toolchain, matrix)
+
+
+def _any_toolchain(project: Project) -> Project:
+    """``project`` for planning alone: a phone's architecture the settings name no
+    toolchain for is planned against its root (Clickable's ``$ARCH`` may ask for one),
+    as the build that follows is; planning only reads the roots' cache."""
+    from dataclasses import replace
+
+    from ..backend.crossroot import SYSROOT
+    from ..sysroot.profiles import ARCHES
+
+    toolchains = {**{arch: SYSROOT for arch in ARCHES}, **project.settings.toolchains}
+    return replace(project, settings=replace(project.settings, toolchains=toolchains))
 
 
 def build_for_arch(project_dir: str, outdir: str, arch: str,
