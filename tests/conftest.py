@@ -8,6 +8,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,6 +99,15 @@ def _private_python_cache(tmp_path_factory: pytest.TempPathFactory,
     (backend/vendor_cache.py), made on first use, never the developer's ~/.cache."""
     monkeypatch.setenv("CLICK_BUILD_PYTHON_CACHE",
                        str(tmp_path_factory.getbasetemp() / "python-cache" / os.urandom(8).hex()))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started in the background by a script (``cmd &``, nohup: how CI runners
+    often start it) inherits Ctrl-C ignored, and so would every command a test starts, so
+    a test pressing Ctrl-C waited for a command that never stopped.  The commands get what
+    a terminal gives them: Ctrl-C's default (a handler here is reset to it in a child)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -130,3 +131,32 @@ def test_the_callers_build_variables_do_not_steer_the_suite(tmp_path: Path) -> N
         timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "2 passed" in result.stdout
+
+
+def test_commands_get_ctrl_c_even_when_the_suite_was_started_with_it_ignored(
+        tmp_path: Path) -> None:
+    """A suite started in the background (SIGINT ignored, inherited by every command)
+    still gives its commands Ctrl-C's default, or a test that presses it hangs."""
+    (tmp_path / "test_child.py").write_text(
+        "import subprocess, sys\n"
+        "def test_child():\n"
+        "    out = subprocess.run([sys.executable, '-c', 'import signal; "
+        "print(signal.getsignal(signal.SIGINT))'], capture_output=True, text=True).stdout\n"
+        "    assert 'default_int_handler' in out, out\n")
+    (tmp_path / "conftest.py").write_text(  # the suite's conftest, under another name
+        f"import importlib.util, sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('suite', {str(ROOT / 'tests/conftest.py')!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "pytest_configure = suite.pytest_configure\n")
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-q", "test_child.py"]
+    ignoring = subprocess.run(  # as `cmd &` in a script starts it
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=seconds(60),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert "1 passed" in ignoring.stdout, ignoring.stdout
+    (tmp_path / "conftest.py").write_text("")  # and without the suite's conftest it fails
+    bare = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=seconds(60),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert "1 failed" in bare.stdout, bare.stdout
