@@ -77,19 +77,19 @@ def test_root_installs_as_clickpkg_what_every_compression_needs_loaded(
 #: (argv[1]: how); prints how many child processes, zombies included, are left.
 MISBEHAVING_CHILD = """
 import os, signal, sys
-import click_build.install.installer as installer
+import click_build.install.unpack_child as unpack_child
 from click_build.errors import InstallError
 
-how, real = sys.argv[1], installer.Installer._unpack
-def unpack(self, *args, **kwargs):  # runs in the child, after the drop
+how, real = sys.argv[1], unpack_child.unpack_into
+def unpack(*args, **kwargs):  # runs in the child, after the drop
     if how == "killed":
         os.kill(os.getpid(), signal.SIGKILL)
     if how == "ends-early":
         os._exit(0)  # status 0, but it never said the tree was complete
     if how == "refuses":
         raise InstallError("qml/Main.qml: refused by the unpacker")
-    real(self, *args, **kwargs)
-installer.Installer._unpack = unpack
+    real(*args, **kwargs)
+unpack_child.unpack_into = unpack
 real_waitpid = os.waitpid
 def waitpid(pid, options):  # in the parent: was the tree in place before the child was reaped?
     current = os.path.join(sys.argv[3].removeprefix("--root="), "com.example.crafted", "current")
@@ -149,14 +149,14 @@ def test_the_parent_trusts_only_the_childs_word_and_reaps_it(
 #: ``click-build ARGS`` whose unpacking child waits for the file argv[1] before it unpacks.
 HELD_CHILD = """
 import os, sys, time
-import click_build.install.installer as installer
+import click_build.install.unpack_child as unpack_child
 
-gate, real = sys.argv[1], installer.Installer._unpack
-def unpack(self, *args, **kwargs):  # runs in the child, after the drop
+gate, real = sys.argv[1], unpack_child.unpack_into
+def unpack(*args, **kwargs):  # runs in the child, after the drop
     while not os.path.exists(gate):
         time.sleep(0.02)
-    real(self, *args, **kwargs)
-installer.Installer._unpack = unpack
+    real(*args, **kwargs)
+unpack_child.unpack_into = unpack
 from click_build.cli import main
 sys.exit(main(sys.argv[2:]))
 """

@@ -165,6 +165,28 @@ def test_only_the_installer_and_its_users_import_the_installer() -> None:
         assert not wrong, f"{name} imports {wrong}"
 
 
+def _installer_table() -> list[list[str]]:
+    """The modules of architecture.md's installer table, row by row, top first."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The installer\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in section.splitlines()
+            if line.startswith("| `") and line.split("|")[1].strip().endswith(".py`")]
+    return [[f"click_build.install.{name.strip(' `')[:-3]}" for name in row.split(",")]
+            for row in rows]
+
+
+def test_the_installers_modules_import_down_the_architecture_table() -> None:
+    """Every module of install/ is in the table, and imports only those after it (a row
+    of several is read left to right)."""
+    order = [name for row in _installer_table() for name in row]
+    graph = _graph()
+    modules = sorted(m for m in graph if m.startswith("click_build.install."))
+    assert sorted(order) == modules
+    for i, name in enumerate(order):
+        upward = sorted(m for m in graph[name] if m in order[:i + 1])
+        assert not upward, f"{name} imports {upward}, above it in docs/architecture.md"
+
+
 def test_the_core_never_imports_an_integration() -> None:
     for path in PACKAGE.rglob("*.py"):
         name = _module_name(path)

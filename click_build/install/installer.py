@@ -1,41 +1,42 @@
-"""Install, register, unregister, gc: the original's operations, atomic and locked.
+"""Install, register, unregister, gc, hook runs: the original's operations, atomic and locked.
 
-One writer at a time holds the database lock (:mod:`.lock`).  An install
-copies the package once into a private, nameless snapshot in the database's
-scratch area (:func:`~click_build.pkgfile.private_copy`), so the signature
-check, the audit and the unpack all read the same bytes whatever happens to
-the file meanwhile.  It checks every name it will create, audits the package
-while streaming it into a scratch directory (as the ``clickpkg`` user when
-root, so apps never own their code), renames the finished tree into place,
-flips ``current``, runs the system hooks, flips the user's registration
-(then the user's hooks) with one rename each, and removes the version it
-replaced if nobody uses it any more.  ``current`` flips before any hook link
-points into the new version, so a killed install never leaves a link into a
-version the database does not name.  The placement of the tree and the steps
-after it are one recorded change (:mod:`.changes`): a writer killed among them
-leaves its intent in the lock file, and the next writer finishes it before
-anything else (a reinstall swaps the tree ``current`` names, so the links
-follow it even then).
-A refused package leaves nothing behind; a killed unpack leaves only scratch
-files, which the next writer removes.  Every directory of the database is
-reached through descriptors that refuse symbolic links (:class:`~.fs.Dir`).  No step looks at other installed
-apps, so an install costs the same with one app or a thousand.
+One writer at a time holds the database lock (:mod:`.lock`), and first
+finishes any change a killed writer left recorded there (:mod:`.changes`).
+An install copies the package once into a private, nameless snapshot in the
+database's scratch area (:func:`~click_build.pkgfile.private_copy`), so the
+signature check, the audit and the unpack all read the same bytes whatever
+happens to the file meanwhile.  It checks every name it will create, has the
+package audited while it streams into a scratch directory
+(:mod:`.unpack_child`: as the ``clickpkg`` user when root, so apps never own
+their code), renames the finished tree into place, flips ``current``, runs
+the system hooks, flips the user's registration (then the user's hooks) with
+one rename each, and removes the version it replaced if nobody uses it any
+more.  ``current`` flips before any hook link points into the new version, so
+a killed install never leaves a link into a version the database does not
+name.  The placement of the tree and the steps after it are one recorded
+change: a writer killed among them leaves its intent in the lock file, and the
+next writer finishes it before anything else (a reinstall swaps the tree
+``current`` names, so the links follow it even then).  A refused package
+leaves nothing behind; a killed unpack leaves only scratch files, which the
+next writer removes.  gc is :mod:`.garbage`; giving the overlay back to
+``clickpkg`` is :mod:`.ownership`.  Every directory of the database is reached
+through descriptors that refuse symbolic links (:class:`~.fs.Dir`).  No step
+looks at other installed apps, so an install costs the same with one app or a
+thousand.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
-import sys
 from collections.abc import Sequence
 
 from .. import _console
-from ..errors import ClickError, HookError, InstallError
+from ..errors import HookError, InstallError
 from ..hostarch import host_architecture
-from .changes import Changes, complete_versions, is_complete_version, registered_version, valid
+from .changes import Changes, registered_version
 from .database import Database
-from .fs import Dir, Tampered, chown_to, clickpkg_ids, exchange, refused, sorted_names
+from .fs import Dir, Tampered, clickpkg_ids, exchange, refused, sorted_names
 from .hooks import check_install_links
 from .intents import Intent
 from .lock import DatabaseLock
@@ -47,14 +48,12 @@ from .names import (
     current_version,
     temp_name,
 )
-from .users import ALL_USERS, GC_IN_USE, HIDDEN, Registry, user_names
+from .unpack_child import Unpacked
+from .users import ALL_USERS, HIDDEN, Registry, user_names
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
 
 if TYPE_CHECKING:
-    from typing import TextIO
-
-    from ..manifest import Manifest
     from ..package import ClickPackage
 
 __all__ = ["Installer", "logged_in_users"]
@@ -78,21 +77,6 @@ def logged_in_users() -> list[str]:
             if component_problem(name) is None and not name.startswith("@"):
                 names.append(name)
     return names
-
-
-#: What the unpacking child sends, alone, when the tree is complete.
-_UNPACKED = b"\0unpacked\n"
-
-
-class _Relayed(ClickError):
-    """An error raised in the unpacking child, carried to the parent."""
-
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__("; ".join(lines))
-        self._lines = lines
-
-    def lines(self) -> list[str]:
-        return self._lines
 
 
 class Installer:
@@ -161,7 +145,7 @@ class Installer:
                 replaced = registered_version(registry, name) if registry is not None else None
                 user = registry.name if registry is not None else ""
                 self._check_free_space(pkg, self._root(lock))
-                with _Unpacked(self, pkg, manifest, lock) as scratch:
+                with Unpacked(pkg, manifest, lock, self._owner) as scratch:
                     changes = self._changes(lock)
                     old = changes.current(name)
                     # From here on one change, recorded before the tree is placed (a
@@ -263,106 +247,6 @@ class Installer:
                 f"{free // 1024} KiB are free"
             )
 
-    def _unpack(self, pkg: ClickPackage, manifest: Manifest, root_fd: int,
-                progress_stream: TextIO | None = None) -> None:
-        """Audit while streaming into the directory ``root_fd``; raises on any refusal.
-
-        The control data was audited already, frameworks included (clickpkg
-        may not be able to read the frameworks directory): ``manifest`` is
-        what that audit returned.
-        """
-        from ..manifest import dump_manifest
-        from ..package import audit_data
-        from .unpack import Unpacker, write_admin_dir
-
-        mask = os.umask(0o022)
-        def files() -> int:  # one md5sums line per file: read again only for a terminal
-            return sum(chunk.count(b"\n") for chunk in pkg.md5sums_chunks())
-
-        with _console.Progress(f"unpacking {pkg.name}", files, progress_stream) as progress:
-            try:
-                unpacker = Unpacker(root_fd, pkg.name, progress.advance)
-                try:
-                    audit_data(pkg, manifest, sink=unpacker)
-                    write_admin_dir(root_fd, pkg,
-                                    dump_manifest(pkg.manifest_data).encode("utf-8"))
-                    unpacker.finish()
-                finally:
-                    unpacker.close()
-            finally:
-                os.umask(mask)
-        _console.debug(f"unpacked {pkg.name} {pkg.version}: {unpacker.entries} entries")
-
-    def _unpack_as_clickpkg(self, pkg: ClickPackage, manifest: Manifest, root_fd: int) -> int:
-        """Run :meth:`_unpack` in a child that has become ``clickpkg``; return the
-        child's pid, for the caller to reap (it may still be ending).
-
-        A fork, not an exec: the child inherits the package snapshot and the
-        scratch directory's fd, parses the untrusted archive without root, and
-        every file it creates is clickpkg's from the start (no chown pass
-        afterwards, no path it would need permission to walk).  It locks the
-        scratch directory (flock on its descriptor) for as long as it lives: if the
-        parent is killed, the next writer's clean-up waits for that lock, so it never
-        clears the scratch area under a child still writing there.  Every other
-        descriptor (the database lock, which it could release, the database's
-        directories) is closed in it.
-        """
-        assert self._owner is not None
-        uid, gid = self._owner
-        # Everything the child runs is imported now: clickpkg may not be able to
-        # read this interpreter's library (a venv under /root, say).
-        from .. import manifest as _manifest  # noqa: F401
-        from .. import package as _package  # noqa: F401
-        from ..tarread import load_decompressor
-        from . import unpack  # noqa: F401
-
-        load_decompressor(pkg.data_member.name)  # lzma, bz2: never on a gzip package's path
-
-        read_fd, write_fd = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # child
-            code, report = 1, b""
-            try:
-                os.close(read_fd)
-                # progress only, and only a terminal shows it
-                terminal = os.fdopen(os.dup(2), "w") if os.isatty(2) else None
-                null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(null, 2)  # its warnings repeat the parent's; errors go up the pipe
-                kept = {0, 1, 2, pkg.file.fileno(), root_fd, write_fd}
-                _close_all_but(kept | ({terminal.fileno()} if terminal is not None else set()))
-                os.setgroups([])
-                os.setresgid(gid, gid, gid)
-                os.setresuid(uid, uid, uid)
-                fcntl.flock(root_fd, fcntl.LOCK_EX)  # held until this process ends
-                self._unpack(pkg, manifest, root_fd, progress_stream=terminal)
-                code = 0
-            except ClickError as e:
-                report = "\n".join(e.lines()).encode("utf-8", "replace")
-            except BaseException as e:  # a bug: say what, never hang the parent
-                report = f"unpacking failed: {type(e).__name__}: {e}".encode("utf-8", "replace")
-            finally:
-                try:
-                    view = memoryview((_UNPACKED if code == 0 else b"") + report)
-                    while view:
-                        view = view[os.write(write_fd, view):]
-                    # The parent goes on at this end of file, not after this process's
-                    # teardown (unmapping every page it shares: about a millisecond).
-                    os.close(write_fd)
-                finally:
-                    os._exit(code)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as pipe:
-            said = pipe.read()
-        if said == _UNPACKED:
-            return pid
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            raise InstallError(f"the unpacking process was killed by signal {os.WTERMSIG(status)}")
-        text = said.decode("utf-8", "replace")  # the child's error (it says _UNPACKED only alone)
-        raise _Relayed(text.splitlines() or ["unpacking failed"])
-
     def _log(self, lock: DatabaseLock, action: str, pkg: ClickPackage, old: str | None) -> None:
         from .unpack import log_line
 
@@ -426,129 +310,35 @@ class Installer:
     # -- removal ----------------------------------------------------------------------
 
     def gc(self) -> list[str]:
-        """Remove overlay versions that no user has registered and that are not current.
+        """Remove overlay versions that no user has registered and that are not current
+        (:mod:`.garbage`); what went."""
+        from .garbage import collect_garbage
 
-        ``@gcinuse`` registrations (a legacy pseudo-user) do not count and are
-        dropped on the way, as in the original.  Only real directories that
-        are complete versions (they hold their ``.click/info/NAME.manifest``)
-        are ever removed, so a ``--root`` that names the wrong folder loses
-        nothing.
-        """
-        removed: list[str] = []
         if not self._overlay_exists():
-            return removed
+            return []
         with self._lock() as lock:
-            root = self._root(lock)
-            changes = self._changes(lock)
-            registered: dict[str, set[str]] = {}
-            for name in user_names(self.db):
-                if name == GC_IN_USE:
-                    continue
-                registry = Registry(self.db, name)
-                for package in registry.package_names():
-                    try:
-                        registered.setdefault(package, set()).add(registry.get_version(package))
-                    except ClickError:
-                        continue
-            for package in root.entries():
-                if package == ".click" or not valid(check_package, package):
-                    continue
-                st = root.lstat(package)
-                if st is None or not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-                    continue
-                package_dir = root.open(package)  # a planted link: refused, naming it
-                if package_dir is None:
-                    continue  # removed since it was listed (not every writer takes our lock)
-                with package_dir:
-                    current = current_version(package_dir.readlink("current"))
-                    doomed = [v for v in package_dir.entries()
-                              if v not in ("current", current)
-                              and v not in registered.get(package, ())
-                              and valid(check_version, v)
-                              and is_complete_version(package_dir, package, v)]
-                for version in doomed:
-                    self._drop_gc_in_use(root, package)
-                    with changes.recorded(Intent("remove", package, version)):
-                        gone = changes.remove_version(package, version)
-                    if gone:
-                        removed.append(f"{package} {version}")
-        return removed
-
-    @staticmethod
-    def _drop_gc_in_use(root: Dir, package: str) -> None:
-        gc_users = root.open(".click", "users", GC_IN_USE)
-        if gc_users is not None:
-            with gc_users:
-                if gc_users.readlink(package) is not None:
-                    gc_users.unlink(package)
+            return collect_garbage(self.db, self._root(lock), self._changes(lock))
 
     def ensure_ownership(self) -> None:
         """Give the overlay back to ``clickpkg`` if its ids changed (system-image updates)."""
         if self._owner is None:
             return
+        from .ownership import give_back
+
         with self._lock(create=False) as lock:
             if lock.root_dir is not None:
-                self._ensure_ownership(lock.root_dir)
-
-    def _ensure_ownership(self, root: Dir) -> None:
-        assert self._owner is not None
-        uid, gid = self._owner
-        st = os.fstat(root.fd)
-        if (st.st_uid, st.st_gid) == (uid, gid):
-            return
-        # Only what the old owner owned moves: a hard link someone planted to a file
-        # outside the database (root's, say) keeps its owner.
-        old_uid = st.st_uid
-
-        def give(name: str, dir_fd: int) -> None:
-            found = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-            if found.st_uid == old_uid:
-                os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
-
-        # Only what the installer made: complete versions (and their package folder and
-        # ``current``), the log and the registrations.  ``run-system --root`` pointed at
-        # the wrong folder (/srv, say) must not give its files to clickpkg, the account
-        # that unpacks untrusted packages, as gc there deletes nothing.
-        packages = _installed_versions(root)
-        admin = root.open(".click")
-        try:
-            kept = [n for n in ("log", "users")
-                    if admin is not None and admin.lstat(n) is not None]
-            if not packages and not kept:
-                return  # nothing of the installer's here: leave the folder as it is
-            os.fchown(root.fd, uid, gid)
-            if admin is not None:
-                if os.fstat(admin.fd).st_uid == old_uid:
-                    os.fchown(admin.fd, uid, gid)
-                for name in kept:
-                    give(name, admin.fd)
-        finally:
-            if admin is not None:
-                admin.close()
-        for package, versions in packages.items():
-            give(package, root.fd)
-            package_dir = root.open(package)
-            if package_dir is None:
-                continue  # removed meanwhile
-            with package_dir:
-                if package_dir.lstat("current") is not None:
-                    give("current", package_dir.fd)
-                for version in versions:
-                    give(version, package_dir.fd)
-                    # fwalk: every entry by descriptor, never through a link (one
-                    # swapped in for a directory meanwhile is not entered).
-                    for _, dirs, files, dir_fd in os.fwalk(version, dir_fd=package_dir.fd):
-                        for entry in dirs + files:
-                            give(entry, dir_fd)
+                give_back(lock.root_dir, self._owner)
 
     # -- hooks --------------------------------------------------------------------------
 
     def run_system(self) -> None:
         """``click hook run-system``: gc, ownership, then every system hook in sync."""
+        from .ownership import give_back
+
         self.gc()
         with self._lock(create=self._overlay_exists()) as lock:
             if self._owner is not None and lock.root_dir is not None:
-                self._ensure_ownership(lock.root_dir)
+                give_back(lock.root_dir, self._owner)
             self._changes(lock).run(Intent("sync-system"))
 
     def run_user(self, user: str) -> None:
@@ -566,84 +356,7 @@ class Installer:
             self._changes(lock).run(Intent(f"hook-{action}", hook=name))
 
 
-class _Unpacked:
-    """``with _Unpacked(installer, pkg, manifest, lock) as scratch:`` -- the package
-    audited and unpacked into a scratch directory, named ``scratch`` in the scratch area.
-
-    Whatever is left of it is removed at the end, and the unpacking child reaped
-    then: its teardown overlaps the parent's work.  A class, not ``contextlib``:
-    importing it costs start-up time on every install.
-    """
-
-    def __init__(self, installer: Installer, pkg: ClickPackage, manifest: Manifest,
-                 lock: DatabaseLock) -> None:
-        self.installer, self.pkg, self.manifest, self.lock = installer, pkg, manifest, lock
-        self.tmp = lock.writable_tmp()
-        self.scratch = ""
-        self.child: int | None = None  # the unpacking process, once it said it was done
-
-    def __enter__(self) -> str:
-        owner = self.installer._owner
-        self.scratch = self.lock.scratch_dir("unpack")
-        try:
-            chown_to(self.scratch, owner, self.tmp.fd)
-            scratch_dir = self.tmp.open(self.scratch)
-            assert scratch_dir is not None
-            with scratch_dir:
-                if owner is not None:
-                    self.child = self.installer._unpack_as_clickpkg(
-                        self.pkg, self.manifest, scratch_dir.fd)
-                else:
-                    self.installer._unpack(self.pkg, self.manifest, scratch_dir.fd)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self.scratch
-
-    def __exit__(self, *exc: object) -> None:
-        self.tmp.remove(self.scratch)
-        if self.child is not None:
-            os.waitpid(self.child, 0)  # reaped: it has ended by now
-            self.child = None
-
-
 def _raise_for_session_users(failed: list[str], done: str) -> None:
     if failed:
         raise HookError(f"user-level hooks failed for {len(failed)} logged-in user(s) "
                         f"({'; '.join(failed)}); {done}")
-
-
-def _installed_versions(root: Dir) -> dict[str, list[str]]:
-    """Package folder -> its complete versions, for every package that has one.
-
-    A link in place of a package folder or a version is refused, naming it.
-    """
-    found: dict[str, list[str]] = {}
-    for package in root.entries():
-        if package == ".click":
-            continue
-        st = root.lstat(package)
-        if st is None:
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            raise refused(root.join(package), st.st_mode)
-        if not stat.S_ISDIR(st.st_mode) or not valid(check_package, package):
-            continue
-        package_dir = root.open(package)
-        if package_dir is None:
-            continue
-        with package_dir:
-            versions = complete_versions(package_dir, package)
-        if versions:
-            found[package] = versions
-    return found
-
-
-def _close_all_but(keep: set[int]) -> None:
-    """Close every descriptor not in ``keep`` (the unpacking child needs only a few)."""
-    low = 0
-    for fd in sorted(keep):
-        if fd > low:
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
