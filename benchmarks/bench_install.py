@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Installer benchmarks: click-build against the original ``click install``.
 
-    python3 benchmarks/bench_install.py [--runs N] [--apps N] [--keep DIR]
+    python3 benchmarks/bench_install.py [--runs N] [--apps N] [--keep DIR] [--also-click-build EXE]
 
 Prints medians of interleaved whole-process runs, with min-max and per-round ratios:
 
@@ -11,6 +11,9 @@ Prints medians of interleaved whole-process runs, with min-max and per-round rat
       click-desktop.hook, which starts ``click desktophook``);
 2. an install into a database holding 1,000 apps vs an empty one (target <= 1.1x);
 3. ``list`` of those apps (target < 300 ms), with the original's for scale.
+
+``--also-click-build EXE`` times another click-build beside this checkout's in part 1
+(one made from main before a change, say: before and after in one run, same rounds).
 
 Needs root for the original (it unpacks as clickpkg) and for 1a (a private
 mount namespace); without root only parts 2 and 3 run.
@@ -91,7 +94,7 @@ def make_package(outdir: Path, name: str) -> Path:
 
 
 def install_tools(ours: Path, pkg: Path, base: Path, hooks_expected: bool,
-                  rounds: int) -> list[Tool]:
+                  rounds: int, also: Path | None = None) -> list[Tool]:
     flags = ["--allow-unauthenticated", "--force-missing-framework", f"--user={user()}"]
     roots: dict[tuple[str, int], Path] = {}
 
@@ -116,7 +119,13 @@ def install_tools(ours: Path, pkg: Path, base: Path, hooks_expected: bool,
 
         return Tool(label, command, after, before)
 
-    return [tool("click-build install", [ours]), tool("click install", [ORIGINAL])]
+    tools = [tool("click-build install", [ours]), tool("click install", [ORIGINAL])]
+    if also is not None:
+        tools.append(tool(ALSO, [also]))
+    return tools
+
+
+ALSO = "other click-build install"
 
 
 STARTUP = "interpreter start-up alone"
@@ -147,6 +156,9 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="work in DIR and keep it")
     parser.add_argument("--click-build", type=Path, help="measure this click-build executable "
                         "instead of a wheel of the checkout")
+    parser.add_argument("--also-click-build", type=Path, metavar="EXE",
+                        help="in part 1, time this click-build executable too (e.g. one made "
+                        "from main before a change: before and after in one run)")
     parser.add_argument("--quick", action="store_true", help="one round, 5 apps: a smoke run")
     parser.add_argument("--json", help="write the verdicts to this file")
     args = parser.parse_args()
@@ -190,7 +202,8 @@ def main() -> int:
                     continue
                 before = benchlib.metadata_latency(base)
                 with Runner(wrap or ()) as runner:
-                    tools = install_tools(ours, pkg, base, hooks, args.runs)
+                    tools = install_tools(ours, pkg, base, hooks, args.runs,
+                                          args.also_click_build)
                     startup = startup_tool(ours, base) if not hooks else None
                     if startup is not None:
                         tools.append(startup)
@@ -204,6 +217,9 @@ def main() -> int:
                 ratio, text = benchlib.ratio_line(results["click-build install"],
                                                   results["click install"])
                 print(f"  click-build vs the original: {text}")
+                if ALSO in results:
+                    _, other = benchlib.ratio_line(results["click-build install"], results[ALSO])
+                    print(f"  click-build vs {args.also_click_build}: {other}")
                 if STARTUP in results:
                     share, _ = benchlib.ratio_line(results[STARTUP], results["click install"])
                     print(f"  of which {STARTUP} (click-build's interpreter, 'import re, sys'"
