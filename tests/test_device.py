@@ -76,9 +76,13 @@ class Phone:
         return ["--ssh", self.target, "--ssh-config", str(config or self.config)]
 
     def processes(self) -> list[str]:
-        out = subprocess.run(["ps", "-u", self.user, "-o", "pid=,args="], capture_output=True,
-                             text=True, timeout=seconds(10)).stdout
-        return [line for line in out.splitlines() if line.strip()]
+        return _processes_of(self.user)
+
+
+def _processes_of(user: str) -> list[str]:
+    out = subprocess.run(["ps", "-u", user, "-o", "pid=,args="], capture_output=True,
+                         text=True, timeout=seconds(10)).stdout
+    return [line for line in out.splitlines() if line.strip()]
 
 
 def _ssh_config(path: Path, key: Path, known_hosts: Path) -> Path:
@@ -136,10 +140,16 @@ def phone() -> Iterator[Phone]:
                     ended(proc)
     finally:
         framework_file.unlink(missing_ok=True)
-        # fails if the account still runs anything: nothing we started may outlive the test
-        gone = subprocess.run(["userdel", "--remove", user], capture_output=True, text=True,
-                              timeout=seconds(30))
-        shutil.rmtree(base, ignore_errors=True)
+        # nothing we started may outlive the test: the account's last processes (the session
+        # half of sshd) end once their connection has, which a busy machine takes a while to
+        # get to; wait for that fact, and fail if it never comes (userdel would fail too)
+        try:
+            wait_for(lambda: not _processes_of(user), f"the processes of {user} to end",
+                     within=30)
+        finally:
+            gone = subprocess.run(["userdel", "--remove", user], capture_output=True,
+                                  text=True, timeout=seconds(30))
+            shutil.rmtree(base, ignore_errors=True)
         assert gone.returncode in (0, 12), gone.stderr  # 12: no mail spool to remove
 
 
