@@ -129,11 +129,11 @@ def test_bench_sysroot(tmp_path: Path) -> None:
 def test_bench_run_arch(public_tmp: Path) -> None:
     """On the suite's arm64 roots (the plain one and the one with qmlscene): one round
     (in a folder clickpkg may enter: as root the installer unpacks as clickpkg)."""
-    from sysroot_support import made_root, test_cache
+    from sysroot_support import made, test_cache
 
     need("qemu-aarch64-static")
-    made_root("arm64")
-    made_root("arm64", ("qmlscene",))
+    made("arm64")
+    made("arm64", packages=("qmlscene",))
     env = {**os.environ, "CLICK_BUILD_SYSROOT_CACHE": str(test_cache())}
     proc = subprocess.run([sys.executable, str(BENCH / "bench_run_arch.py"), "--quick",
                            "--keep", str(public_tmp)], capture_output=True, text=True, env=env,
