@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["COMMAND_DIRS", "DEFAULT_BUILD_DIR", "own_folder_patterns"]
+__all__ = ["COMMAND_DIRS", "DEFAULT_BUILD_DIR", "clean", "own_folder_patterns"]
 
 #: The build folder when ``build-dir`` is not set.
 DEFAULT_BUILD_DIR = "build/click-{arch}"
@@ -47,3 +47,19 @@ def own_folder_patterns(root: str | os.PathLike[str], build_dir: str = "",
                for c in children):
             patterns.append("/" + glob.escape(parent))  # nothing but our folders in there
     return patterns
+
+
+def clean(path: str | os.PathLike[str]) -> None:
+    """Remove what click-build made at ``path`` (a folder with all it holds): a link is
+    unlinked, never followed; nothing there is no error."""
+    import shutil
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)

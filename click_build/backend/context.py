@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..build import Entry
-from ..build_folders import DEFAULT_BUILD_DIR, own_folder_patterns
+from ..build_folders import DEFAULT_BUILD_DIR, clean, own_folder_patterns
 from ..errors import ConfigError
 from ..framework_table import FrameworkFacts
 from ..placeholders import ManifestSource
@@ -199,18 +198,6 @@ def own_build_dir(root: Path, setting: str) -> Path:
     except OSError as e:
         raise ConfigError(f"{where}: cannot mark {path}: {e.strerror}") from None
     return path
-
-
-def clean(path: Path) -> None:
-    """Remove what click-build made at ``path``: a link is unlinked, never followed."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(path)
-    else:
-        path.unlink()
 
 
 def real_dir(path: Path) -> Path:

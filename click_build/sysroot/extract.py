@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..arread import MemberReader, read_ar_members
+from ..build_folders import clean
 from ..errors import ArchiveError, SysrootError
 from ..tarread import Decompressed, TarReader, open_stream
 
@@ -139,19 +140,6 @@ class _Root:
         self._resolve_dir(rel)
 
 
-def _remove(path: str) -> None:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        import shutil
-
-        shutil.rmtree(path)
-    else:
-        os.unlink(path)
-
-
 def extract_deb(deb: Path, root: Path, places: _Root | None = None) -> Iterator[str]:
     """Unpack ``deb``'s data into ``root``; yields each path written (relative)."""
     places = places or _Root(root)
@@ -169,7 +157,7 @@ def extract_deb(deb: Path, root: Path, places: _Root | None = None) -> Iterator[
                 continue
             path = places.place(rel)
             if kind == b"0":
-                _remove(path)
+                clean(path)
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
                              member.mode & 0o777 & ~0o022 | 0o200)
                 with os.fdopen(fd, "wb") as out:
@@ -177,7 +165,7 @@ def extract_deb(deb: Path, root: Path, places: _Root | None = None) -> Iterator[
                         out.write(chunk)
                 os.chmod(path, member.mode & 0o777 & ~0o022 | 0o200)  # not the umask's
             elif kind == b"2":
-                _remove(path)
+                clean(path)
                 os.symlink(member.linkname.decode("utf-8", "surrogateescape"), path)
             elif kind == b"1":
                 links.append((rel, _clean(member.linkname, label)))
@@ -188,7 +176,7 @@ def extract_deb(deb: Path, root: Path, places: _Root | None = None) -> Iterator[
         for rel, target in links:  # hard links: a copy of a file of this package
             source = places.place(target)
             path = places.place(rel)
-            _remove(path)
+            clean(path)
             try:
                 os.link(source, path, follow_symlinks=False)
             except OSError as e:
