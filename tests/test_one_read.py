@@ -60,11 +60,31 @@ def _tree(root: Path) -> Path:
     return root
 
 
+_UNFINISHED = " <unfinished ...>"
+_RESUMED = re.compile(r"^(\d+) +<\.\.\. \w+ resumed>(.*)$")
+
+
+def _joined(lines: list[str]) -> list[str]:
+    """strace's lines with each call whole: a call another thread interrupted is printed
+    as ``PID call(... <unfinished ...>`` and later ``PID <... call resumed>...) = N``
+    (on a busy machine, the deflate workers' opens often are)."""
+    started: dict[str, str] = {}
+    out = []
+    for line in lines:
+        if line.endswith(_UNFINISHED):
+            started[line.split(" ", 1)[0]] = line[:-len(_UNFINISHED)]
+        elif (m := _RESUMED.match(line)) and m.group(1) in started:
+            out.append(started.pop(m.group(1)) + m.group(2))
+        else:
+            out.append(line)
+    return out
+
+
 def _opens(log: Path, top: Path, program: str = "") -> dict[str, int]:
     """How often each file under ``top`` was opened (folders, listed by scandir, aside);
     with ``program``, only by processes (and their threads) running a program whose
     file name contains it."""
-    lines = log.read_text(errors="replace").splitlines()
+    lines = _joined(log.read_text(errors="replace").splitlines())
     parent: dict[str, str] = {}
     for line in lines:
         if m := _SPAWN.match(line):
