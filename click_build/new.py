@@ -11,6 +11,7 @@ a bad answer leaves no half-made project behind; the templates' own
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import keyword
@@ -21,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -438,6 +439,19 @@ def _collect_answers(
     return answers
 
 
+@contextlib.contextmanager
+def _temporary_files_in(folder: str) -> Iterator[None]:
+    """cookiecutter writes each rendered hook, answers included, to a temporary file it
+    never removes: one left in /tmp per `new`.  Point them into our scratch folder,
+    which goes away with everything in it."""
+    before = tempfile.tempdir
+    tempfile.tempdir = folder
+    try:
+        yield
+    finally:
+        tempfile.tempdir = before
+
+
 def render(
     kind: str,
     output_dir: str | Path = ".",
@@ -510,13 +524,14 @@ def render(
         clean = Path(scratch) / template.kind
         shutil.copytree(template.path, clean, ignore=BYTECODE)
         try:
-            result = generate_files(
-                repo_dir=str(clean),
-                context=context,
-                overwrite_if_exists=False,
-                output_dir=str(output),
-                accept_hooks=True,
-            )
+            with _temporary_files_in(scratch):
+                result = generate_files(
+                    repo_dir=str(clean),
+                    context=context,
+                    overwrite_if_exists=False,
+                    output_dir=str(output),
+                    accept_hooks=True,
+                )
         except CookiecutterException as e:
             raise ConfigError(f"{template.kind} template: {e}") from None
     log.debug("rendered %s into %s", template.path, result)

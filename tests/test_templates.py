@@ -339,6 +339,17 @@ def test_bad_arguments(tmp_path: Path, args: list[str], fragment: str) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_new_leaves_no_file_in_the_temporary_folder(tmp_path: Path) -> None:
+    """cookiecutter writes each rendered hook (the answers in it) to a temporary file it
+    never removes; `new` must leave the temporary folder as it found it."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    made = run([*CLICK_BUILD, "new", "python", "--no-input", "-o", str(tmp_path / "out")],
+               env={"TMPDIR": str(temporary)})
+    assert (tmp_path / "out/hello-world/manifest.json").is_file(), made.stderr
+    assert list(temporary.iterdir()) == []
+
+
 def test_existing_project_is_never_overwritten(tmp_path: Path) -> None:
     new(tmp_path, "qml", {})
     manifest = tmp_path / "hello-world/manifest.json"
