@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import gc
 import json
@@ -45,6 +46,11 @@ SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
 # Fixture projects carry their own tests (autopilot's test_*.py): not ours to collect.
 collect_ignore_glob = ["packages/*"]
 
+#: The support modules whose fixtures tests use: registered here, once.  A session fixture
+#: imported into each test module instead is a new fixture per module, made again in each
+#: (a gpg keyring, a user account, a wheel and venv of the checkout, over and over).
+pytest_plugins = ["attack_support", "project_attack", "run_support", "signing", "user_env"]
+
 
 #: Variables that steer a build (Clickable's, which choose the architecture, the framework
 #: and the folders; reproducibility's; CMake's and ClickBuild's inputs; colour), cleared for
@@ -61,6 +67,26 @@ STEERING: tuple[str, ...] = (
     "CMAKE_GENERATOR", "ClickBuild_DIR", "ClickBuild_ROOT", "MAKEFLAGS", "NO_COLOR",
     "FORCE_COLOR",
 )
+
+
+def machine_cache(name: str) -> Path:
+    """A folder of downloads the suite keeps between its runs on this machine (CI starts
+    each run in a fresh clone): /var/cache/click-build-tests/NAME as root, else under
+    ~/.cache/click-build-tests."""
+    if os.geteuid() == 0:
+        return Path("/var/cache/click-build-tests") / name
+    return Path(os.path.expanduser("~/.cache/click-build-tests")) / name
+
+
+@contextlib.contextmanager
+def machine_cache_held(name: str) -> Iterator[Path]:
+    """``machine_cache(name)``, made when missing, with a lock on it held: two workers,
+    or two runs, never update one apt cache together (apt would refuse, not wait)."""
+    folder = machine_cache(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
 
 
 def steering(name: str) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from attack_support import real_user, snapshot  # noqa: F401  (a fixture)
+from attack_support import snapshot
 from install_support import portable_cli, run
 
 MODES = ["root", "user"]
@@ -111,7 +111,7 @@ def portable_lib() -> Iterator[Path | None]:
 
 
 @pytest.fixture(params=MODES)
-def scene(request: pytest.FixtureRequest, real_user: str,  # noqa: F811
+def scene(request: pytest.FixtureRequest, real_user: str,
           portable_lib: Path | None) -> Iterator[Scene]:
     """A home with bait and an empty project folder, as root or as a real user."""
     if request.param == "root":

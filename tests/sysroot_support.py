@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, run
+from conftest import CLICK_BUILD, machine_cache, run
 
 from click_build.sysroot import find, profile_for
 from click_build.sysroot.profiles import ARCHIVES, mirror_url
@@ -23,9 +23,7 @@ def test_cache() -> Path:
     named = os.environ.get("CLICK_BUILD_TEST_SYSROOTS")
     if named:
         return Path(named)
-    if os.geteuid() == 0:
-        return Path("/var/cache/click-build-tests/sysroots")
-    return Path(os.path.expanduser("~/.cache/click-build-tests/sysroots"))
+    return machine_cache("sysroots")
 
 
 test_cache.__test__ = False  # type: ignore[attr-defined]

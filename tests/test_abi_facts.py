@@ -17,8 +17,8 @@ from types import ModuleType
 
 import pytest
 from abi_programs import build
-from conftest import ROOT
-from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
+from conftest import ROOT, machine_cache_held
+from user_env import UserEnv
 
 from click_build.abi_facts import DATA_DIR, facts_for, families
 from click_build.versions import compare_versions
@@ -30,6 +30,8 @@ QT_PACKAGES = [choice for choice in re.findall(
     .split(")")[0])]
 FILES = sorted(DATA.glob("*_*.json"))
 SCRIPT = ROOT / "scripts" / "framework-abi"
+#: The script's apt caches, kept between runs on this machine (conftest.machine_cache).
+ABI_CACHE = "framework-abi"
 
 
 def load(path: Path) -> dict[str, object]:
@@ -119,7 +121,7 @@ def test_the_docs_table_is_the_data() -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_ships_the_facts(user_env: UserEnv, tmp_path: Path) -> None:  # noqa: F811
+def test_the_wheel_ships_the_facts(user_env: UserEnv, tmp_path: Path) -> None:
     with zipfile.ZipFile(user_env.wheel) as wheel:
         shipped = {n for n in wheel.namelist() if n.startswith("click_build/framework-abi/")}
     assert shipped == {f"click_build/framework-abi/{p.name}" for p in DATA.glob("*.json")}
@@ -132,23 +134,22 @@ def test_the_wheel_ships_the_facts(user_env: UserEnv, tmp_path: Path) -> None:  
 # ------------------------------------------- the facts hold on real loaders ---
 
 @pytest.fixture(scope="module")
-def debian_libc(tmp_path_factory: pytest.TempPathFactory,
-                request: pytest.FixtureRequest) -> dict[str, Path]:
+def debian_libc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """glibc 2.31 (Debian 11, the release of Ubuntu 20.04's glibc) and glibc 2.41 (Debian
     13) for amd64, unpacked: their loaders run this machine's programs."""
     tool = script()
-    cache = Path(request.config.cache.mkdir("framework-abi"))
     roots = {}
-    for suite in ("bullseye", "trixie"):
-        apt = tool.Apt(cache / f"debian-{suite}-amd64", "amd64",
-                       [f"deb [arch=amd64 signed-by={tool.DEBIAN_KEYRING}] {tool.DEBIAN} "
-                        f"{suite} main"])
-        apt.update()
-        version = apt.candidates(["libc6"])["libc6"]
-        deb = apt.download([("libc6", version)])["libc6"]
-        root = tmp_path_factory.mktemp(suite)
-        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
-        roots[suite] = root
+    with machine_cache_held(ABI_CACHE) as cache:
+        for suite in ("bullseye", "trixie"):
+            apt = tool.Apt(cache / f"debian-{suite}-amd64", "amd64",
+                           [f"deb [arch=amd64 signed-by={tool.DEBIAN_KEYRING}] {tool.DEBIAN} "
+                            f"{suite} main"])
+            apt.update()
+            version = apt.candidates(["libc6"])["libc6"]
+            deb = apt.download([("libc6", version)])["libc6"]
+            root = tmp_path_factory.mktemp(suite)
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+            roots[suite] = root
     return roots
 
 
@@ -185,14 +186,14 @@ def test_the_loader_stops_at_a_missing_library(tmp_path: Path) -> None:
 # ------------------------------------------------------ made again by the script ---
 
 @pytest.mark.slow
-def test_the_script_makes_the_facts_again(tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    """scripts/framework-abi run now for 20.04 on armhf (its downloads cached between runs):
-    the same versions, Qt release and Qt table, and the same libraries but for what the
-    Debian archive changed since (a point release may add or drop a few)."""
-    cache = Path(request.config.cache.mkdir("framework-abi"))
-    done = subprocess.run([sys.executable, str(SCRIPT), "--family", "ubuntu-sdk-20.04",
-                           "--arch", "armhf", "--out", str(tmp_path), "--cache", str(cache)],
-                          capture_output=True, text=True, timeout=1800)
+def test_the_script_makes_the_facts_again(tmp_path: Path) -> None:
+    """scripts/framework-abi run now for 20.04 on armhf (its downloads kept between runs on
+    this machine): the same versions, Qt release and Qt table, and the same libraries but
+    for what the Debian archive changed since (a point release may add or drop a few)."""
+    with machine_cache_held(ABI_CACHE) as cache:
+        done = subprocess.run([sys.executable, str(SCRIPT), "--family", "ubuntu-sdk-20.04",
+                               "--arch", "armhf", "--out", str(tmp_path), "--cache", str(cache)],
+                              capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     made = load(tmp_path / "ubuntu-sdk-20.04_armhf.json")
     shipped = load(DATA / "ubuntu-sdk-20.04_armhf.json")

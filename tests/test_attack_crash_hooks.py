@@ -28,15 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    APP,
-    BAIT,
-    World,
-    assert_ok,
-    real_user,
-    user_cli,
-    world,
-)
+from attack_support import APP, BAIT, World, assert_ok
 from conftest import need
 from crash_support import DRIVER
 from deadlines import seconds
@@ -221,7 +213,7 @@ class Crashes:
 
 
 @pytest.fixture
-def crashes(world: World) -> Iterator[Crashes]:  # noqa: F811
+def crashes(world: World) -> Iterator[Crashes]:
     c = Crashes(world)
     try:
         yield c

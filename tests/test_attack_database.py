@@ -20,17 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    APP,
-    BAIT,
-    World,
-    assert_ok,
-    assert_refused,
-    real_user,
-    snapshot,
-    user_cli,
-    world,
-)
+from attack_support import APP, BAIT, World, assert_ok, assert_refused, snapshot
 from install_support import check_invariants
 
 Command = Callable[[World, Path], "subprocess.CompletedProcess[str]"]

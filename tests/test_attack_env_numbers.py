@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from attack_support import real_user, user_cli  # noqa: F401  (fixtures)
 from cmake_support import build as cmake_build
 from cmake_support import configure, qml_app
 from conftest import CLICK_BUILD, ORIGINAL_CLICK, need, run
@@ -58,8 +57,8 @@ def test_build_refuses_before_writing(make_app, tmp_path: Path, value: str) -> N
 
 @pytest.mark.slow
 @pytest.mark.parametrize("route", ["buildsource", "project", "pep517", "cmake", "as-user"])
-def test_every_route_refuses(make_app, tmp_path: Path, route: str, real_user: str,  # noqa: F811
-                             user_cli: list[str]) -> None:  # noqa: F811
+def test_every_route_refuses(make_app, tmp_path: Path, route: str, real_user: str,
+                             user_cli: list[str]) -> None:
     value = "1234567890123"
     app = make_app()
     out = tmp_path / "out"

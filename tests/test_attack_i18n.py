@@ -25,7 +25,7 @@ import pytest
 from attack_support import assert_refused
 from conftest import run, write_tree
 from i18n_support import APP_FILES, MANIFEST, entries
-from project_attack import BAIT, Scene, portable_lib, real_user, scene  # noqa: F401
+from project_attack import BAIT, Scene
 
 POT = f"po/{MANIFEST['name']}.pot"
 CATALOG = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
@@ -165,7 +165,7 @@ def test_names_like_options_or_comments_reach_xgettext_as_files(scene: Scene) ->
 
 
 def test_root_keeps_the_owner_and_mode_of_a_users_project(
-        real_user: str) -> None:  # noqa: F811
+        real_user: str) -> None:
     """Rewritten catalogs keep their owner and mode; what root makes there is the
     folder owner's, as docs/translations.md says."""
     if os.geteuid() != 0:

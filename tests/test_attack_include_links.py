@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from backend_helpers import EXAMPLES, assert_one_error
 from conftest import write_tree
-from project_attack import BAIT, Scene, portable_lib, real_user, scene  # noqa: F401
+from project_attack import BAIT, Scene
 
 LIBRARY = b"\x7fELF not really, the library of the app\n"
 

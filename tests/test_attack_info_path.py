@@ -11,16 +11,7 @@ import os
 import shutil
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    APP,
-    BAIT,
-    World,
-    assert_ok,
-    assert_refused,
-    real_user,
-    user_cli,
-    world,
-)
+from attack_support import APP, BAIT, World, assert_ok, assert_refused
 
 PLANTS = {
     "manifest": f".click/info/{APP}.manifest",

@@ -15,15 +15,7 @@ import pwd
 from pathlib import Path
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    APP,
-    World,
-    assert_ok,
-    assert_refused,
-    real_user,
-    user_cli,
-    world,
-)
+from attack_support import APP, World, assert_ok, assert_refused
 
 REFUSED = {
     "register": (["register", "--user=USER", APP, "1.0"], "does not exist in any database"),

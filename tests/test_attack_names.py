@@ -12,14 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    APP,
-    World,
-    assert_refused,
-    real_user,
-    user_cli,
-    world,
-)
+from attack_support import APP, World, assert_refused
 from crafting import MANIFEST, Crafted
 
 BAD_NAMES = {

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from attack_support import MODES, assert_refused, real_user, snapshot, user_cli  # noqa: F401
+from attack_support import MODES, assert_refused, snapshot
 from conftest import write_tree
 from crafting import MANIFEST, Crafted, Member
 from deadlines import seconds
@@ -113,8 +113,8 @@ def assert_ok(result: subprocess.CompletedProcess[str]) -> None:
 
 
 @pytest.fixture(params=MODES)
-def bench(request: pytest.FixtureRequest, real_user: str,  # noqa: F811
-          user_cli: list[str]) -> Iterator[Bench]:  # noqa: F811
+def bench(request: pytest.FixtureRequest, real_user: str,
+          user_cli: list[str]) -> Iterator[Bench]:
     """A bench used by root, or by a real unprivileged user in their own home; the user
     has run an app with click-build before (so run's key exists, see run/state.py)."""
     if request.param == "root":

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from backend_helpers import EXAMPLES, assert_one_error, data_members
 from conftest import write_tree
-from project_attack import Scene, portable_lib, real_user, scene  # noqa: F401
+from project_attack import Scene
 
 PEM_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n" \
           "-----END OPENSSH PRIVATE KEY-----\n"

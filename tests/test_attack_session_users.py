@@ -15,7 +15,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from attack_support import real_user  # noqa: F401  (fixture)
 from install_support import check_invariants, make_click, make_env
 
 from click_build.errors import HookError
@@ -29,7 +28,7 @@ APP = "com.example.app"
 
 @pytest.mark.root
 def test_a_users_broken_hook_folder_does_not_block_unregister_for_all(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_user: str) -> None:  # noqa: F811
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_user: str) -> None:
     if os.geteuid() != 0:
         pytest.skip("root runs hooks for other users")
     account = pwd.getpwnam(real_user)

@@ -18,16 +18,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from attack_support import (  # noqa: F401  (fixtures)
-    World,
-    assert_ok,
-    assert_refused,
-    real_user,
-    user_cli,
-    world,
-)
+from attack_support import World, assert_ok, assert_refused
 from install_support import check_invariants, make_click
-from signing import Keys, keys, sign  # noqa: F401  (keys: fixture)
+from signing import Keys, sign
 
 NAME = "com.example.app"
 GOOD = "the signed content\n"

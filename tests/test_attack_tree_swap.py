@@ -35,7 +35,6 @@ from pathlib import Path
 import pytest
 from conftest import BASE_MANIFEST, ORIGINAL_CLICK, write_tree
 from deadlines import seconds
-from project_attack import portable_lib, real_user  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -214,8 +213,8 @@ class Bench:
 
 
 @pytest.fixture(params=["root", "user"])
-def bench(request: pytest.FixtureRequest, real_user: str,  # noqa: F811
-          portable_lib: Path | None) -> Iterator[Bench]:  # noqa: F811
+def bench(request: pytest.FixtureRequest, real_user: str,
+          portable_lib: Path | None) -> Iterator[Bench]:
     mode = request.param
     if mode == "root" and os.geteuid() != 0:
         pytest.skip("root packing another user's tree needs root")

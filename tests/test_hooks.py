@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from attack_support import real_user  # noqa: F401  (a fixture)
 from conftest import CLICK_BUILD, assert_clean_error, need
 from deadlines import seconds
 from install_support import Env, current_user, make_click, make_env, run

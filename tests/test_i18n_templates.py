@@ -15,7 +15,7 @@ import pytest
 from conftest import CLICK_BUILD, ROOT, need, run
 from i18n_support import catalog, entries, header, translate, unpacked
 from templates_support import new, project_of, section
-from user_env import UserEnv, shell_blocks, user_env  # noqa: F401  (the fixture)
+from user_env import UserEnv, shell_blocks
 from xdisplay import showing, window_tree
 
 TRIPLET = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.strip()
@@ -173,7 +173,7 @@ def fill_in(po: Path, snippet: str) -> None:
 
 
 @pytest.mark.slow
-def test_translations_page_runs_as_pasted(user_env: UserEnv, tmp_path: Path) -> None:  # noqa: F811
+def test_translations_page_runs_as_pasted(user_env: UserEnv, tmp_path: Path) -> None:
     """docs/translations.md, pasted block by block from the wheel, in a user's home."""
     page = (ROOT / "docs" / "translations.md").read_text(encoding="utf-8")
     blocks = shell_blocks(page)
@@ -209,7 +209,7 @@ def test_translations_page_runs_as_pasted(user_env: UserEnv, tmp_path: Path) -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["qml", "html5", "python", "cpp"])
-def test_readme_translate_section_runs_as_pasted(user_env: UserEnv, tmp_path: Path,  # noqa: F811
+def test_readme_translate_section_runs_as_pasted(user_env: UserEnv, tmp_path: Path,
                                                  kind: str) -> None:
     """Each template README's "Translate it" commands, from the wheel, in order; the QML
     ones end by starting the installed app in German (after the README's build and

@@ -25,11 +25,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from attack_support import World, assert_ok, real_user, user_cli, world  # noqa: F401
+from attack_support import World, assert_ok
 from conftest import CLICK_BUILD, need, run
 from crafting import MANIFEST, Crafted, Member, tar_bytes
 from deadlines import seconds
-from signing import Keys, keys, sign  # noqa: F401  (keys: fixture)
+from signing import Keys, sign
 
 from click_build.spec import STATIC_PREINST
 
@@ -161,7 +161,7 @@ class Packages:
 
 
 @pytest.fixture(scope="module")
-def packages(keys: Keys) -> Iterator[Packages]:  # noqa: F811
+def packages(keys: Keys) -> Iterator[Packages]:
     base = Path(tempfile.mkdtemp(prefix="cb-squeezed."))
     try:
         yield Packages(base, keys)
@@ -193,7 +193,7 @@ def test_every_package_is_one_dpkg_and_the_original_take(packages: Packages,
 @pytest.mark.slow
 @pytest.mark.parametrize("signed", [True, False], ids=["signed", "unsigned"])
 @pytest.mark.parametrize("compression", COMPRESSIONS)
-def test_install_takes_every_compression_at_64_mib(world: World,  # noqa: F811
+def test_install_takes_every_compression_at_64_mib(world: World,
                                                    packages: Packages, compression: str,
                                                    signed: bool) -> None:
     """Installed as root (a forked unpacker shares the snapshot) and as a plain user:
@@ -292,7 +292,7 @@ HOSTILE_ZSTD = {
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE_ZSTD))
-def test_hostile_zstd_is_refused_and_changes_nothing(world: World, case: str) -> None:  # noqa: F811
+def test_hostile_zstd_is_refused_and_changes_nothing(world: World, case: str) -> None:
     """One error line, the installed 1.0 untouched, nothing left in the scratch area.
     Where dpkg-deb reads such a member it ignores what follows the first frame: files
     that ``dpkg-deb -c`` never shows must not be installed either."""

@@ -22,7 +22,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from attack_support import real_user, user_cli  # noqa: F401  (fixtures)
 from conftest import CLICK_BUILD, assert_clean_error, need, write_tree
 from crafting import MANIFEST, Crafted, Member
 from deadlines import seconds, wait_for
@@ -162,7 +161,7 @@ def test_the_cpp_template_is_built_for_the_arch_and_runs_under_qemu(
 @pytest.mark.root
 @pytest.mark.xdist_group("sysroot")
 def test_an_unprivileged_user_runs_the_qml_template_under_qemu(
-        qml_root: Stored, real_user: str, user_cli: list[str]) -> None:  # noqa: F811
+        qml_root: Stored, real_user: str, user_cli: list[str]) -> None:
     """As an ordinary account, in its own home: the machine's roots are read, shared (a
     lock held read-only), never written."""
     if os.geteuid() != 0:
@@ -289,7 +288,7 @@ def test_a_root_without_the_runner_says_which_package_adds_it(
 ])
 def test_hostile_exec_lines_are_refused_before_anything_runs(
         qml_root: Stored, public_tmp: Path, exec_line: str, files: dict[str, str],
-        fragment: str, real_user: str, user_cli: list[str]) -> None:  # noqa: F811
+        fragment: str, real_user: str, user_cli: list[str]) -> None:
     """As root and as an unprivileged user (its own private root, the machine's roots
     read only): one error line, no script printed, nothing started."""
     package = app_package(public_tmp, exec_line=exec_line, files=files)

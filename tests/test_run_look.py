@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, run, write_tree
 from deadlines import seconds, wait_for
-from run_support import LineReader, display, ended  # noqa: F401  (the fixture)
+from run_support import LineReader, ended
 from templates_support import new, project_of
 from xdisplay import window_tree
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from conftest import CLICK_BUILD, ROOT, assert_clean_error
 from deadlines import seconds, wait_for
-from run_support import LineReader, display, ended  # noqa: F401  (the fixture)
+from run_support import LineReader, ended
 from templates_support import new, project_of
 from xdisplay import window_tree
 

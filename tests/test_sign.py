@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli, assert_clean_error, need, run
-from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
+from signing import (
     NO_SYSTEM_KEYS,
     TAMPERS,
     Keys,
@@ -26,10 +26,8 @@ from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
     debsigs_list,
     debsigs_sign,
     gpg,
-    keys,
     sign,
     signed_bytes,
-    unsigned_click,
 )
 
 NO_SIG = "debsig: Origin Signature check failed. This deb might not be signed."

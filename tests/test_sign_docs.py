@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT, Cli
-from signing import NO_SYSTEM_KEYS, Keys, keys, sign, unsigned_click  # noqa: F401
+from signing import NO_SYSTEM_KEYS, Keys, sign
 from user_env import shell_blocks
 
 
@@ -27,8 +27,8 @@ def run_block(block: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[
                           text=True)
 
 
-def test_verify_commands_work_as_pasted_on_a_pc(cli: Cli, keys: Keys,  # noqa: F811
-                                                unsigned_click: Path,  # noqa: F811
+def test_verify_commands_work_as_pasted_on_a_pc(cli: Cli, keys: Keys,
+                                                unsigned_click: Path,
                                                 tmp_path: Path) -> None:
     package = tmp_path / "tea-timer.jane_1.0.0_all.click"
     shutil.copy(unsigned_click, package)

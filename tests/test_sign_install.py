@@ -13,15 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli, assert_clean_error
 from install_support import check_invariants, make_env, tree_snapshot
-from signing import (  # noqa: F401  (keys: fixture)
-    APP_MANIFEST,
-    TAMPERS,
-    Keys,
-    build_app,
-    keys,
-    sign,
-    signed_copy,
-)
+from signing import APP_MANIFEST, TAMPERS, Keys, build_app, sign, signed_copy
 
 NAME = str(APP_MANIFEST["name"])
 NO_SIG = "debsig: Origin Signature check failed. This deb might not be signed."

@@ -14,14 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli, assert_clean_error, need, run
-from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
-    Keys,
-    install_policy,
-    keys,
-    policy_xml,
-    signed_copy,
-    unsigned_click,
-)
+from signing import Keys, install_policy, policy_xml, signed_copy
 
 from click_build.signing.keyrings import (
     CLICK_KEYRINGS_DIR,

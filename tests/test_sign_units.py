@@ -14,16 +14,7 @@ from conftest import Cli, assert_clean_error
 from deadlines import seconds
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from signing import (  # noqa: F401  (keys, unsigned_click: fixtures)
-    Keys,
-    build_app,
-    gpg,
-    install_policy,
-    keys,
-    policy_xml,
-    signed_copy,
-    unsigned_click,
-)
+from signing import Keys, build_app, gpg, install_policy, policy_xml, signed_copy
 
 from click_build.errors import ClickError, SignatureError
 from click_build.signing.gpg import parse_status

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run
 from deadlines import seconds
-from signing import Key, Keys, gpg, keys  # noqa: F401
+from signing import Key, Keys, gpg
 
 from click_build.errors import SysrootError
 from click_build.sysroot import create
@@ -81,7 +81,7 @@ def archive(base: Path, key: Key, debs: list[Path], suite: str = SUITE) -> Path:
 
 
 @pytest.fixture
-def pinned(monkeypatch: pytest.MonkeyPatch, keys: Keys) -> Key:  # noqa: F811
+def pinned(monkeypatch: pytest.MonkeyPatch, keys: Keys) -> Key:
     """The throwaway 'store' key pinned for the debian archive, in place of Debian's."""
     monkeypatch.setitem(sysroot_keys.KEYS, "debian", ArchiveKey(
         "debian", (keys.store.fingerprint,), None, "CLICK_BUILD_KEYRING_DEBIAN"))
@@ -137,7 +137,7 @@ def test_the_builtin_way_resolves_downloads_and_unpacks(
 
 
 def test_an_index_not_signed_by_a_pinned_key_is_refused(
-        tmp_path: Path, pinned: Key, keys: Keys) -> None:  # noqa: F811
+        tmp_path: Path, pinned: Key, keys: Keys) -> None:
     mirror = small_archive(tmp_path / "mirror", keys.evil)
     with pytest.raises(SysrootError, match=f"InRelease: not signed by a debian archive key "
                                            f"click-build trusts \\({pinned.fingerprint}\\)"):

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from templates_support import KINDS
-from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
+from user_env import UserEnv
 
 
 @pytest.mark.slow
-def test_new_never_copies_bytecode(user_env: UserEnv, tmp_path: Path) -> None:  # noqa: F811
+def test_new_never_copies_bytecode(user_env: UserEnv, tmp_path: Path) -> None:
     """pip byte-compiles the installed template folders; a new project gets none of it."""
     shipped = Path(user_env.sh("click-build --templates-dir", cwd=tmp_path).stdout.strip())
     assert shipped.is_relative_to(user_env.venv)
