@@ -17,13 +17,14 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
 from doc_pages import Block, MarkerError, Session, page_blocks, pages, template_kind
-from user_env import UserEnv, user_env  # noqa: F401  (the fixture)
+from templates_support import section
+from user_env import UserEnv, shell_blocks
 from xdisplay import private_display
 
 PAGES = pages()
@@ -40,6 +41,67 @@ PROMISES: dict[str, dict[str, str]] = {
 }
 
 
+def run_page_outcomes(session: Session, text: str, stdout: str, stderr: str) -> None:
+    """docs/run.md: each window it opens stops after its 10 s, and what each run shows."""
+    home = Path(session.env["HOME"])
+    phone = [line for block in page_blocks(text) if block.skip == "needs a phone"
+             for line in block.text.splitlines() if "needs a phone" in line]
+    assert len(phone) >= 5 and all(line.startswith("click-build device ") for line in phone)
+    stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", stdout)
+    assert stopped == [*["tea-timer.jane_tea-timer_1.0.0"] * 4, "notes.jane_notes_1.0.0"], \
+        stdout  # run, run of the package, run --watch, run --lang ..., the HTML5 app
+    assert "click-build: watching " in stdout
+    launch = (home / "tea-timer" / "launch.sh").read_text()
+    assert launch.startswith("cd ") and launch.endswith("exec qmlscene qml/Main.qml\n")
+    assert ("click-build: webapp-container is not installed: serving notes.jane_notes_1.0.0 "
+            "(its package root) at http://127.0.0.1:") in stdout
+    theme = home / "tea-timer" / "build" / "click-run" / "xdg" / "config"
+    assert "SuruDark" in (theme / "lomiri-ui-toolkit" / "theme.ini").read_text()  # --dark-mode
+    # run warns of nothing it chose (a machine out of inotify instances is worth one)
+    assert not [line for line in stderr.splitlines()
+                if "click-build: warning" in line and "inotify" not in line], stderr
+
+
+def template_readme_outcomes(session: Session, text: str, stdout: str, stderr: str) -> None:
+    """A new project's README (issue 13): it installs what its build needs and builds in
+    isolation too; its review finds nothing, its install is what `list` shows; and its
+    commands still work with a second version beside the first in dist/ (review takes
+    both, install names one)."""
+    blocks = shell_blocks(section(text, "Build the package"))
+    pip, local = blocks[0].splitlines()[:2]
+    assert pip.startswith("pip install build"), "the README installs what it needs"
+    assert local.startswith("python -m build --wheel --no-isolation")
+    project = Path(session.env["HOME"]) / "tea-timer"
+    if (project / "CMakeLists.txt").is_file():
+        manifest = project / "manifest.json.in"  # cpp: isolated, it would download CMake
+    else:
+        assert "PIP_FIND_LINKS=~/wheels python -m build --wheel" in blocks[-1]
+        manifest = project / "manifest.json"
+    assert stdout.count(": no problems found") >= 1 and "tea-timer.yourname\t1.0.0" in stdout
+    pyproject = project / "pyproject.toml"
+    if '"version"' in manifest.read_text():
+        manifest.write_text(manifest.read_text().replace('"1.0.0"', '"1.0.1"'))
+    else:  # python: the version is the project's
+        pyproject.write_text(pyproject.read_text().replace('version = "1.0.0"',
+                                                           'version = "1.0.1"'))
+    again = session.run(Block(f"cd ~/tea-timer\n{local}\n", 0))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(list((project / "dist").glob("*.click"))) == 2
+    check = session.run(Block(shell_blocks(section(text, "Check and install it"))[0], 0))
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.count(": no problems found") == 2, check.stdout
+    assert "tea-timer.yourname\t1.0.0" in check.stdout, check.stdout  # the version it names
+
+
+#: Outcomes too many for PROMISES: per page, a check of the whole run, given the
+#: terminal it ran in (to run more), the page's text (a template's README as rendered)
+#: and everything its blocks printed on stdout and on stderr.
+OUTCOMES: dict[str, Callable[[Session, str, str, str], None]] = {
+    "docs/run.md": run_page_outcomes,
+    **{page: template_readme_outcomes for page in PAGES if template_kind(page)},
+}
+
+
 def read(page: str) -> str:
     return (ROOT / page).read_text(encoding="utf-8")
 
@@ -50,7 +112,7 @@ MARKED = [pytest.param(page, i, block.reason, id=f"{page}:{block.line}")
 
 
 @pytest.fixture(scope="session")
-def docs_env(user_env: UserEnv) -> UserEnv:  # noqa: F811
+def docs_env(user_env: UserEnv) -> UserEnv:
     """The wheel venv, with `build` beside click-build[templates] (docs/templates.md,
     step 1: what every other page starts from)."""
     user_env.sh("pip install -q build", user_env.venv.parent, PIP_CACHE_DIR=PIP_CACHE)
@@ -183,7 +245,7 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
         text = rendered
     blocks = page_blocks(text)
     promises = dict(PROMISES.get(page, {}))
-    log = []
+    log, printed, complained = [], [], []
     for block in blocks:
         if block.skip is not None:
             log.append(f"line {block.line}: skipped ({block.skip})")
@@ -193,6 +255,8 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
                   else run_transcript(session, page, block))
         took = time.monotonic() - started
         log.append(f"line {block.line}: exit {result.returncode} in {took:.1f} s")
+        printed.append(result.stdout)
+        complained.append(result.stderr)
         assert result.returncode == 0, (
             f"{page}, block at line {block.line} failed ({result.returncode}):\n"
             f"{block.text}\n--- stdout\n{result.stdout[-4000:]}\n"
@@ -202,6 +266,8 @@ def test_page_runs_as_pasted(page: str, docs_env: UserEnv, tmp_path: Path,
                 assert output in result.stdout, (page, block.line, output, result.stdout)
                 del promises[command]
     assert not promises, f"{page}: no block runs {list(promises)}"
+    if page in OUTCOMES:
+        OUTCOMES[page](session, text, "".join(printed), "".join(complained))
     print(f"{page}:", *log, sep="\n  ")
 
 

@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
 from deadlines import seconds, wait_for
-from doc_pages import page_blocks
-from run_support import LineReader, display, ended  # noqa: F401  (the fixture)
+from run_support import LineReader, ended
 from templates_support import new, project_of
 from xdisplay import windows
 
@@ -614,50 +613,3 @@ def test_run_is_registered_lazily() -> None:
             "'click_build.device', 'click_build.commands.run', 'click_build.commands.device'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
-
-
-# --- docs/run.md, as a new user pastes it ------------------------------------------------
-
-DOC = Path(__file__).resolve().parent.parent / "docs" / "run.md"
-
-
-def pasted_commands(markdown: str) -> tuple[list[str], list[str]]:
-    """(lines to run, lines marked '# needs a phone') of the page's blocks, in order: the
-    sh blocks and the commands of its console blocks (doc_pages), but for the marked skip."""
-    run_lines, phone = [], []
-    for block in page_blocks(markdown):
-        for line in block.text.splitlines():
-            if "needs a phone" in line:
-                phone.append(line)
-            elif block.skip is None:
-                run_lines.append(line)
-    return run_lines, phone
-
-
-@pytest.mark.slow
-def test_docs_run_md_runs_as_pasted(public_tmp: Path, display: str) -> None:
-    """Every command of docs/run.md in one shell, in order; the phone ones are reported."""
-    run_lines, phone = pasted_commands(DOC.read_text(encoding="utf-8"))
-    assert len(phone) >= 5 and all(line.startswith("click-build device ") for line in phone)
-    print(f"docs/run.md: {len(phone)} commands need a phone and were not run")
-    bindir = Path(sys.executable).parent  # click-build and python of this checkout
-    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "DISPLAY": display,
-           "LIBGL_ALWAYS_SOFTWARE": "1", "QT_QPA_PLATFORM": "xcb",
-           # the user's own cache (as root the installer's clickpkg could not enter /root)
-           "XDG_CACHE_HOME": str(public_tmp / "cache")}
-    result = subprocess.run(["bash", "-e", "-c", "\n".join(run_lines)], cwd=public_tmp, env=env,
-                            capture_output=True, text=True, timeout=seconds(300))
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    stopped = re.findall(r"stopped (?:serving )?(\S+) after 10 s", result.stdout)
-    assert stopped == [*["tea-timer.jane_tea-timer_1.0.0"] * 4, "notes.jane_notes_1.0.0"], \
-        result.stdout  # run, run of the package, run --watch, run --lang ..., the HTML5 app
-    assert "click-build: watching " in result.stdout
-    launch = (public_tmp / "tea-timer" / "launch.sh").read_text()
-    assert launch.startswith("cd ") and launch.endswith("exec qmlscene qml/Main.qml\n")
-    assert ("click-build: webapp-container is not installed: serving notes.jane_notes_1.0.0 "
-            "(its package root) at http://127.0.0.1:") in result.stdout
-    theme = public_tmp / "tea-timer" / "build" / "click-run" / "xdg" / "config"
-    assert "SuruDark" in (theme / "lomiri-ui-toolkit" / "theme.ini").read_text()  # --dark-mode
-    # run warns of nothing it chose (a machine out of inotify instances is worth one)
-    assert not [line for line in result.stderr.splitlines()
-                if "click-build: warning" in line and "inotify" not in line], result.stderr
