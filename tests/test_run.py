@@ -265,6 +265,28 @@ def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
     assert_gone(int(pidfile.read_text()))
 
 
+def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
+    """SIGKILL to click-build (no chance to stop anything: an IDE's stop button, a test
+    harness) takes the app with it; it was left running with nobody to stop it."""
+    app_pid = public_tmp / "app.pid"
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{
+        "sleepy.sh": f"#!/bin/sh\necho $$ > {app_pid}\necho started\nexec sleep 100000\n"})
+    (app / "sleepy.sh").chmod(0o755)
+    with subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True,
+                          env={**os.environ, **REPORT}) as proc:
+        try:
+            assert proc.stdout is not None
+            assert LineReader(proc.stdout).until(lambda line: line == "started\n")
+            pid = int(app_pid.read_text())
+            assert Path(f"/proc/{pid}").exists()  # running, in a session of its own
+            assert os.getsid(pid) == pid != os.getsid(proc.pid)
+        finally:
+            proc.kill()
+            proc.wait()
+    assert_gone(pid)
+
+
 def test_several_apps_need_app(public_tmp: Path) -> None:
     root = show_app(public_tmp / "two")
     (root / "manifest.json").write_text(manifest(apps=("show", "other")))

@@ -2,15 +2,20 @@
 
 The app gets its own session (as the launcher gives each app its own unit), so
 stopping it -- on ``--timeout``, Ctrl-C or SIGTERM to click-build -- reaches every
-process it started: SIGTERM to the group, then SIGKILL after a grace period.
+process it started: SIGTERM to the group, then SIGKILL after a grace period.  On Linux
+the app is also tied to click-build's life (``PR_SET_PDEATHSIG``): click-build killed
+outright (SIGKILL: an IDE's stop button, a test harness) takes the app with it, instead
+of leaving it running (an app under qemu spins a CPU) with nobody to stop it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from .. import _console
@@ -100,12 +105,35 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _dies_with_us() -> Callable[[], None] | None:
+    """What the child runs before the app (Linux): SIGKILL when click-build's thread that
+    started it ends; and an end at once if click-build ended while it forked."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def tie() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return tie
+
+
 def start_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], label: str
               ) -> subprocess.Popen[bytes]:
-    """The app started in a session of its own, with the caller's stdout and stderr."""
+    """The app started in a session of its own, with the caller's stdout and stderr; it
+    never outlives click-build (see the module's docstring)."""
     try:
         return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_dies_with_us())
     except OSError as e:
         raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
     except ValueError:  # a NUL: the launch's fields are checked before, this is the net
