@@ -8,6 +8,7 @@ app: its arguments, working folder, environment and exit status.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -20,7 +21,7 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -244,10 +245,11 @@ def test_exec_path_relative_to_the_app_folder(public_tmp: Path) -> None:
                        "package nor on PATH")
 
 
-def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
-    """SIGTERM (or Ctrl-C) to click-build reaches the app's whole process group."""
-    pidfile = public_tmp / "child.pid"
-    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": sleepy(pidfile)})
+@contextlib.contextmanager
+def sleepy_app_running(public_tmp: Path, script: str) -> Iterator[subprocess.Popen[str]]:
+    """`run` of an app whose ``script`` prints "started" and sleeps; yielded once it has
+    started, killed if the test left it running."""
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
     (app / "sleepy.sh").chmod(0o755)
     with subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True,
@@ -255,12 +257,19 @@ def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
         try:
             assert proc.stdout is not None
             assert LineReader(proc.stdout).until(lambda line: line == "started\n")
-            proc.terminate()
-            _, err = proc.communicate(timeout=seconds(60))
+            yield proc
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
+    """SIGTERM (or Ctrl-C) to click-build reaches the app's whole process group."""
+    pidfile = public_tmp / "child.pid"
+    with sleepy_app_running(public_tmp, sleepy(pidfile)) as proc:
+        proc.terminate()
+        _, err = proc.communicate(timeout=seconds(60))
     assert proc.returncode == 130 and "click-build: interrupted" in err
     assert_gone(int(pidfile.read_text()))
 
@@ -269,21 +278,13 @@ def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
     """SIGKILL to click-build (no chance to stop anything: an IDE's stop button, a test
     harness) takes the app with it; it was left running with nobody to stop it."""
     app_pid = public_tmp / "app.pid"
-    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{
-        "sleepy.sh": f"#!/bin/sh\necho $$ > {app_pid}\necho started\nexec sleep 100000\n"})
-    (app / "sleepy.sh").chmod(0o755)
-    with subprocess.Popen([*CLICK_BUILD, "run", str(app)], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True,
-                          env={**os.environ, **REPORT}) as proc:
-        try:
-            assert proc.stdout is not None
-            assert LineReader(proc.stdout).until(lambda line: line == "started\n")
-            pid = int(app_pid.read_text())
-            assert Path(f"/proc/{pid}").exists()  # running, in a session of its own
-            assert os.getsid(pid) == pid != os.getsid(proc.pid)
-        finally:
-            proc.kill()
-            proc.wait()
+    script = f"#!/bin/sh\necho $$ > {app_pid}\necho started\nexec sleep 100000\n"
+    with sleepy_app_running(public_tmp, script) as proc:
+        pid = int(app_pid.read_text())
+        assert Path(f"/proc/{pid}").exists()  # running, in a session of its own
+        assert os.getsid(pid) == pid != os.getsid(proc.pid)
+        proc.kill()
+        proc.wait()
     assert_gone(pid)
 
 
