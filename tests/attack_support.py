@@ -201,8 +201,13 @@ def real_user() -> Iterator[str]:
         return
     name = f"cbat{os.getpid() % 1000000}x{os.urandom(2).hex()}"
     _add_user(name)
+    home = Path(pwd.getpwnam(name).pw_dir)
     try:
         yield name
+        # One account for the whole session: a folder a test made in its home as root
+        # (~/.local, say) would refuse the next test that runs as the user.
+        rooted = sorted(str(p) for p in home.rglob("*") if p.lstat().st_uid == 0)
+        assert not rooted, f"tests left root's files in {name}'s home: {rooted[:10]}"
     finally:
         subprocess.run(["userdel", "--remove", name], capture_output=True)
 

@@ -144,6 +144,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With ``CLICK_BUILD_TEST_CPU_LOG=FILE``, one line per test: the CPU seconds it took,
+    its own and its finished commands' (setup and teardown included).  On 2 cores the
+    suite's time is bound by its CPU, not its waits: this says where to trim."""
+    log = os.environ.get("CLICK_BUILD_TEST_CPU_LOG")
+    if not log:
+        yield
+        return
+    before = os.times()
+    yield
+    after = os.times()
+    spent = sum(getattr(after, f) - getattr(before, f)
+                for f in ("user", "system", "children_user", "children_system"))
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(f"{spent:.2f} {item.nodeid}\n")
+
+
 @pytest.fixture(autouse=True)
 def _leaks_fail_the_test_that_leaked() -> Iterator[None]:
     """A process or file dropped unclosed warns (ResourceWarning, an error in this suite)

@@ -273,11 +273,15 @@ def test_user_hook_links_are_made_with_the_users_rights(world: World, real_user:
     planted there (to a folder only root may write) cannot make root write through it."""
     if world.mode != "root" or os.geteuid() != 0:
         pytest.skip("root installing for another user")
-    share = Path(pwd.getpwnam(real_user).pw_dir) / ".local" / "share"
-    share.mkdir(parents=True, exist_ok=True)
+    pw = pwd.getpwnam(real_user)
+    share = Path(pw.pw_dir) / ".local" / "share"
+    for folder in (share.parent, share):  # the user's own, as in any home (the account
+        if not folder.exists():           # is the session's: other tests run as it)
+            folder.mkdir()
+            os.chown(folder, pw.pw_uid, pw.pw_gid)
     trap = share / f"cb-attack-{world.base.name}"
     os.symlink(world.outside, trap)
-    os.lchown(trap, pwd.getpwnam(real_user).pw_uid, -1)
+    os.lchown(trap, pw.pw_uid, -1)
     try:
         world.env.add_hook("userdesk", f"Pattern: ${{home}}/.local/share/{trap.name}/"
                                        "${id}.desktop\nUser-Level: yes\n")
