@@ -56,8 +56,8 @@ pytest_plugins = ["attack_support", "project_attack", "run_support", "signing", 
 #: and the folders; reproducibility's; CMake's and ClickBuild's inputs; colour), cleared for
 #: the whole suite so that a shell which has them set (a Clickable container, a CI job)
 #: gives the results of a clean one.  A test that means one sets it itself (``env=``,
-#: ``monkeypatch.setenv``).  ``CLICK_BUILD_*`` are click-build's settings, but for the
-#: suite's own knobs, ``CLICK_BUILD_TEST_*`` (deadlines.py, sysroot_support.py).
+#: ``monkeypatch.setenv``).  ``CLICK_BUILD_*`` are click-build's settings; the suite's own
+#: knobs, ``CLICK_BUILD_TEST_*``, are read first (:data:`KNOBS`), then cleared too.
 STEERING: tuple[str, ...] = (
     "ARCH", "ARCH_TRIPLET", "CLICK_ARCH", "CLICK_ARCH_TRIPLET", "CLICK_FRAMEWORK",
     "SDK_FRAMEWORK", "CLICK_FRAMEWORK_BASE", "APPARMOR_POLICY", "BUILD_DIR", "INSTALL_DIR",
@@ -89,10 +89,17 @@ def machine_cache_held(name: str) -> Iterator[Path]:
         yield folder
 
 
+#: The suite's own knobs as the suite was started with them (``CLICK_BUILD_TEST_SLOWDOWN``
+#: is read by deadlines.py, imported above, ``_SYSROOTS`` by sysroot_support.py,
+#: ``_CPU_LOG`` here).  They leave the environment with the steering variables: every
+#: click-build the tests start would warn of one as a setting it does not know.
+KNOBS: dict[str, str] = {name: value for name, value in os.environ.items()
+                         if name.startswith("CLICK_BUILD_TEST_")}
+
+
 def steering(name: str) -> bool:
     """Whether the environment variable ``name`` is cleared for the suite."""
-    return name in STEERING or (name.startswith("CLICK_BUILD_")
-                                and not name.startswith("CLICK_BUILD_TEST_"))
+    return name in STEERING or name.startswith("CLICK_BUILD_")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -149,7 +156,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
     """With ``CLICK_BUILD_TEST_CPU_LOG=FILE``, one line per test: the CPU seconds it took,
     its own and its finished commands' (setup and teardown included).  On 2 cores the
     suite's time is bound by its CPU, not its waits: this says where to trim."""
-    log = os.environ.get("CLICK_BUILD_TEST_CPU_LOG")
+    log = KNOBS.get("CLICK_BUILD_TEST_CPU_LOG")
     if not log:
         yield
         return

@@ -4,13 +4,12 @@ sysroot benchmark's test)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, machine_cache, run
+from conftest import CLICK_BUILD, KNOBS, machine_cache, run
 
 from click_build.sysroot import find, profile_for
 from click_build.sysroot.profiles import ARCHIVES, mirror_url
@@ -20,7 +19,7 @@ FRAMEWORK = "ubuntu-touch-24.04-1.x"
 
 
 def test_cache() -> Path:
-    named = os.environ.get("CLICK_BUILD_TEST_SYSROOTS")
+    named = KNOBS.get("CLICK_BUILD_TEST_SYSROOTS")
     if named:
         return Path(named)
     return machine_cache("sysroots")

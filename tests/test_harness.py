@@ -117,20 +117,32 @@ CALLERS_SHELL = {
 def test_the_callers_build_variables_do_not_steer_the_suite(tmp_path: Path) -> None:
     """The README's test command in a shell with Clickable's variables exported: conftest
     clears them for the suite, so a build test still gets the package of a clean shell
-    (architecture all, the default framework's AppArmor policy)."""
+    (architecture all, the default framework's AppArmor policy).  The suite's own knobs
+    are read, then cleared too: click-build warned of CLICK_BUILD_TEST_SLOWDOWN as an
+    unknown setting, failing every test that holds its stderr to one line."""
     from conftest import steering
 
     assert all(steering(name) for name in CALLERS_SHELL)
-    assert not steering("CLICK_BUILD_TEST_SLOWDOWN")
     tests = ["tests/test_backend.py::test_qml_example_builds_and_verifies",
-             "tests/test_backend.py::test_sdist_is_pep625_and_rebuilds_identical_click"]
+             "tests/test_backend.py::test_sdist_is_pep625_and_rebuilds_identical_click",
+             "tests/test_backend_settings.py::test_other_click_build_variables_are_not_called_typos",
+             "tests/test_harness.py::test_the_slowdown_is_read_before_it_is_cleared"]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
          f"--basetemp={tmp_path / 'nested'}", *tests],
-        cwd=ROOT, env={**os.environ, **CALLERS_SHELL}, capture_output=True, text=True,
-        timeout=seconds(300))
+        cwd=ROOT, env={**os.environ, **CALLERS_SHELL, "CLICK_BUILD_TEST_SLOWDOWN": "7"},
+        capture_output=True, text=True, timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "2 passed" in result.stdout
+    assert "4 passed" in result.stdout
+
+
+def test_the_slowdown_is_read_before_it_is_cleared() -> None:
+    """Run on its own by the test above, with CLICK_BUILD_TEST_SLOWDOWN=7."""
+    from conftest import KNOBS
+    from deadlines import SLOWDOWN
+
+    assert "CLICK_BUILD_TEST_SLOWDOWN" not in os.environ
+    assert SLOWDOWN == float(KNOBS.get("CLICK_BUILD_TEST_SLOWDOWN", "5"))
 
 
 def test_commands_get_ctrl_c_even_when_the_suite_was_started_with_it_ignored(
