@@ -64,6 +64,7 @@ def plant(w: World, where: str, target: str) -> Path:
     return path
 
 
+@pytest.mark.slow  # installs, removes and collects at every plant
 @pytest.mark.parametrize("where", sorted(PLANTS))
 def test_planted_link_is_never_followed(world: World, where: str) -> None:
     world.installed()

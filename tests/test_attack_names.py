@@ -40,6 +40,7 @@ def unchanged(world: World, before: tuple[object, object]) -> None:
 SAMPLE = ("dotdot", "newline", "too-long", "not-utf8")
 
 
+@pytest.mark.slow  # every command, over many names
 def test_bad_user_names_on_every_command(world: World) -> None:
     world.installed()
     upgrade = world.package(version="2.0")
@@ -62,6 +63,7 @@ VERSIONS = dict(BAD_NAMES, escape="1.0/../..", newline="1.0\n", letters="abc",
                 long="1." + "0" * 300)
 
 
+@pytest.mark.slow  # every command, over many names
 def test_bad_package_names_on_the_command_line(world: World) -> None:
     world.installed()
     before = (world.surroundings(), world.state())
@@ -84,6 +86,7 @@ def test_bad_package_names_on_the_command_line(world: World) -> None:
             unchanged(world, before)
 
 
+@pytest.mark.slow  # every command, over many names
 def test_bad_versions_on_the_command_line(world: World) -> None:
     world.installed()
     before = (world.surroundings(), world.state())

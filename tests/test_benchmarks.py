@@ -106,6 +106,7 @@ def test_bench_review(tmp_path: Path) -> None:
     assert "review / read" in proc.stdout
 
 
+@pytest.mark.slow  # cross and native CMake builds
 @pytest.mark.xdist_group("sysroot")
 def test_bench_sysroot(tmp_path: Path) -> None:
     """On the suite's Debian root (made once per machine): disk and one warm build each."""

@@ -168,6 +168,7 @@ def _built(phone: Phone, tmp_path: Path) -> Path:
     return tmp_path / "com.example.phone_1.0_all.click"
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.oracle
 @pytest.mark.xdist_group("system")
@@ -258,6 +259,7 @@ def _follow_then_stop(phone: Phone, app_id: str, log: Path) -> None:
              f"the processes of {phone.user} to end")
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.oracle
 @pytest.mark.xdist_group("system")
@@ -276,6 +278,7 @@ def test_device_run_asks_the_architecture_builds_and_installs(phone: Phone,
         assert_clean_error(result, f"no launcher on {phone.target}")
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_device_run_refuses_a_framework_the_phone_lacks_before_building(
@@ -291,6 +294,7 @@ def test_device_run_refuses_a_framework_the_phone_lacks_before_building(
     assert not (phone.home / "clicks").exists()  # nor installed
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_device_run_builds_for_the_phones_framework_when_the_project_leaves_it_open(
@@ -307,6 +311,7 @@ def test_device_run_builds_for_the_phones_framework_when_the_project_leaves_it_o
     assert installed["framework"] == phone.framework
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_device_run_stops_before_compiling_without_a_root_for_the_phone(
@@ -336,6 +341,7 @@ def test_device_run_stops_before_compiling_without_a_root_for_the_phone(
     assert f"* {phone.target} is arm64 with " in result.stdout
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_shell_runs_on_the_phone(phone: Phone) -> None:
@@ -344,6 +350,7 @@ def test_shell_runs_on_the_phone(phone: Phone) -> None:
     assert result.stdout.endswith(f"{phone.user}\n")
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_click_build_device_sets_the_default(phone: Phone, tmp_path: Path) -> None:
@@ -352,6 +359,7 @@ def test_click_build_device_sets_the_default(phone: Phone, tmp_path: Path) -> No
     assert listed.returncode == 0 and listed.stdout in ("", f"{CHATTER}\n"), listed.stderr
 
 
+@pytest.mark.slow  # stands up an ssh server and an account for the phone
 @pytest.mark.root
 @pytest.mark.xdist_group("system")
 def test_ssh_failures_are_one_line_and_never_hang(phone: Phone) -> None:

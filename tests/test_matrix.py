@@ -169,6 +169,7 @@ def test_host_is_refused_for_another_architecture(tmp_path: Path) -> None:
     assert_one_error(result, f"'host' compiles for {host_arch()}, not {other}")
 
 
+@pytest.mark.slow  # CMake builds
 @pytest.mark.parametrize("several", [False, True], ids=["single", "several"])
 def test_one_toolchain_rule_for_a_single_build_and_several_targets(tmp_path: Path,
                                                                    several: bool) -> None:

@@ -61,6 +61,7 @@ def test_list_names_every_template(cli) -> None:
         assert template.summary and template.summary in out
 
 
+@pytest.mark.slow  # renders each template twice, by cookiecutter
 @pytest.mark.parametrize(("kind", "label"), CASES)
 def test_manifest_and_hook_files_follow_the_answers(
     rendered: dict[tuple[str, str], Path], kind: str, label: str

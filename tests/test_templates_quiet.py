@@ -62,6 +62,7 @@ def test_the_qml_template_starts_on_the_qml_variant() -> None:
         assert all(name.endswith("-qml") == (kind == "qml") for name in offered), offered
 
 
+@pytest.mark.slow  # renders a project for every framework
 def test_new_takes_every_available_framework(tmp_path: Path) -> None:
     """The -qml variants included, with the AppArmor policy version that goes with each;
     a framework the table does not mark available is refused, and names the choices."""
