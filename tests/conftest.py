@@ -105,11 +105,28 @@ def steering(name: str) -> bool:
 @pytest.fixture(autouse=True, scope="session")
 def _clean_environment() -> Iterator[None]:
     """The caller's build-steering variables (:data:`STEERING`) out of ``os.environ``, which
-    every helper passes on to the processes it starts, for the whole session."""
+    every helper passes on to the processes it starts, for the whole session; the
+    compilers' cache (:func:`compiler_cache`) in."""
     with pytest.MonkeyPatch.context() as patch:
         for name in [n for n in os.environ if steering(n)]:
             patch.delenv(name)
+        for name, value in compiler_cache().items():
+            patch.setenv(name, value)
         yield
+
+
+def compiler_cache() -> dict[str, str]:
+    """With ccache installed, the suite's CMake builds compile through it (CMake's
+    CMAKE_<LANG>_COMPILER_LAUNCHER): the same sources are compiled in many tests (each
+    template and example, on every route), and a hit is the object the same compiler made
+    from the same input.  Kept between runs on this machine; paths under the temporary
+    folder are hashed relative to the build, so one project in two tests' folders hits.
+    Builds a test runs as another user start from a clean environment: no cache."""
+    ccache = shutil.which("ccache")
+    if ccache is None:
+        return {}
+    return {"CMAKE_C_COMPILER_LAUNCHER": ccache, "CMAKE_CXX_COMPILER_LAUNCHER": ccache,
+            "CCACHE_DIR": str(machine_cache("ccache")), "CCACHE_BASEDIR": tempfile.gettempdir()}
 
 
 @pytest.fixture(autouse=True)
