@@ -13,10 +13,13 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -468,6 +471,24 @@ def test_a_million_members_verify_info_review_in_bounded_memory(million: Path) -
         assert peak < limit << 10, (command, peak)
 
 
+@pytest.fixture
+def inode_room(tmp_path: Path) -> Iterator[Path]:
+    """A folder for a test that makes hundreds of thousands of files: on tmpfs (/dev/shm)
+    where the machine has one, as the kernel makes and removes them there in a fraction of
+    what a disk file system's journal costs (a million inodes took minutes of the suite);
+    what is tested is click-build's memory and output, not the file system."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK | os.X_OK):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="click-build-inodes.", dir=shm))
+    folder.chmod(0o755)  # as root, the unpacking child runs as clickpkg
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def million_empty(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The million members again, the files empty: installing tiny files would write
@@ -481,13 +502,11 @@ def million_empty(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 @pytest.mark.xdist_group("million")
 def test_a_million_members_install_in_bounded_memory(million_empty: Path,
-                                                     tmp_path: Path) -> None:
+                                                     inode_room: Path) -> None:
     """The installer writes ``.click/info/NAME.list`` as it unpacks and keeps the folders'
     mtimes on disk, not in memory: 1,001,001 members install (as root, in the clickpkg
     child) within the reader's bound, and the list is the original's, line for line."""
-    import shutil
-
-    root = tmp_path / "root"
+    root = inode_room / "root"
     try:
         result, peak, seconds = measured("install", f"--root={root}", "--allow-unauthenticated",
                                          "--force-missing-framework", million_empty)
@@ -580,18 +599,18 @@ def test_md5sums_larger_than_its_lines_can_be_is_refused_unread(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_an_app_of_100000_files_is_built_read_verified_and_installed(tmp_path: Path) -> None:
+def test_an_app_of_100000_files_is_built_read_verified_and_installed(inode_room: Path) -> None:
     """A legitimate package far past the old caps (250,000 entries, md5sums of 1 MiB):
     click-build builds it and info, contents, verify and install all take it; md5sums
     is installed whole."""
-    tree = tmp_path / "app"
+    tree = inode_room / "app"
     for d in range(100):
         folder = tree / "qml" / f"module{d:02d}"
         folder.mkdir(parents=True)
         for i in range(1000):
             (folder / f"Component_with_a_longer_name_{i:04d}.qml").write_text(f"Item {{}} // {i}\n")
     (tree / "manifest.json").write_text(json.dumps(dict(BASE_MANIFEST, hooks={})))
-    out = tmp_path / "out"
+    out = inode_room / "out"
     built = subprocess.run([*CLICK_BUILD, "build", "--no-validate", "-o", str(out), str(tree)],
                            capture_output=True, text=True, timeout=seconds(600), check=False)
     assert built.returncode == 0, built.stderr
@@ -605,7 +624,7 @@ def test_an_app_of_100000_files_is_built_read_verified_and_installed(tmp_path: P
     verified, peak, _ = measured(*VERIFY, path)
     assert verified.returncode == 0, verified.stderr
     assert peak < 64 << 10
-    env = make_env(tmp_path / "env")
+    env = make_env(inode_room / "env")
     installed, _peak, _ = measured("install", f"--root={env.root}", "--allow-unauthenticated",
                                   "--force-missing-framework", f"--user={current_user()}", path,
                                   env=env.vars())
