@@ -261,10 +261,20 @@ def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = No
 def public_tmp() -> Iterator[Path]:
     """A temporary directory other users can enter (pytest's tmp_path is private):
     as root the installer unpacks as clickpkg, and hooks run as their users."""
-    path = Path(tempfile.mkdtemp(prefix="click-build-test."))
+    with public_folder() as path:
+        yield path
+
+
+@contextlib.contextmanager
+def public_folder(parent: str | None = None) -> Iterator[Path]:
+    """A new folder every user can enter, in ``parent`` (default: the temporary folder),
+    removed with what is in it on leaving."""
+    path = Path(tempfile.mkdtemp(prefix="click-build-test.", dir=parent))
     path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -17,14 +17,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need
+from conftest import BASE_MANIFEST, CLICK_BUILD, assert_clean_error, need, public_folder
 from crafting import (
     DESKTOP_MEMBER,
     MANIFEST,
@@ -481,12 +480,8 @@ def inode_room(tmp_path: Path) -> Iterator[Path]:
     if not shm.is_dir() or not os.access(shm, os.W_OK | os.X_OK):
         yield tmp_path
         return
-    folder = Path(tempfile.mkdtemp(prefix="click-build-inodes.", dir=shm))
-    folder.chmod(0o755)  # as root, the unpacking child runs as clickpkg
-    try:
+    with public_folder(str(shm)) as folder:  # as root, the unpacking child runs as clickpkg
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

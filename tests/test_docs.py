@@ -73,8 +73,8 @@ def template_readme_outcomes(session: Session, text: str, stdout: str, stderr: s
     assert local.startswith("python -m build --wheel --no-isolation")
     project = Path(session.env["HOME"]) / "tea-timer"
     if (project / "CMakeLists.txt").is_file():
-        manifest = project / "manifest.json.in"  # cpp: isolated, it would download CMake
-    else:
+        manifest = project / "manifest.json.in"
+    else:  # cpp's isolated build would download CMake; the others name it
         assert "PIP_FIND_LINKS=~/wheels python -m build --wheel" in blocks[-1]
         manifest = project / "manifest.json"
     assert stdout.count(": no problems found") >= 1 and "tea-timer.yourname\t1.0.0" in stdout
