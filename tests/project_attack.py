@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from attack_support import snapshot
-from install_support import portable_cli, run
+from install_support import portable_cli, run, share_with_every_user
 
 MODES = ["root", "user"]
 BAIT = "BAIT-of-the-home"
@@ -94,11 +94,7 @@ def _portable_lib() -> Iterator[Path]:
             module = __import__(name)
             shutil.copytree(Path(module.__file__).parent, lib / name,
                             ignore=shutil.ignore_patterns("__pycache__"))
-        for dirpath, dirnames, filenames in os.walk(lib):
-            for name in dirnames:
-                os.chmod(os.path.join(dirpath, name), 0o755)
-            for name in filenames:
-                os.chmod(os.path.join(dirpath, name), 0o644)
+        share_with_every_user(lib)
         yield lib
 
 
