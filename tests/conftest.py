@@ -43,6 +43,14 @@ BASE_MANIFEST: dict[str, object] = {
 
 SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
 
+#: Python keeps its bytecode caches while the suite runs, whatever the caller's shell says
+#: (PYTHONDONTWRITEBYTECODE, which some shells and CI images set; cleared for the processes
+#: the tests start by ``_clean_environment``).  In a checkout only ever tested with it set,
+#: the caches of the tests and of the modules changed since were never written: every
+#: worker rewrote every test module, every Python process the tests start compiled again
+#: what it imported, and the fast subset took 370 CPU seconds instead of 300.
+sys.dont_write_bytecode = False
+
 # Fixture projects carry their own tests (autopilot's test_*.py): not ours to collect.
 collect_ignore_glob = ["packages/*"]
 
@@ -110,6 +118,7 @@ def _clean_environment() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         for name in [n for n in os.environ if steering(n)]:
             patch.delenv(name)
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # see sys.dont_write_bytecode
         for name, value in compiler_cache().items():
             patch.setenv(name, value)
         yield

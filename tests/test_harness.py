@@ -126,14 +126,16 @@ def test_the_callers_build_variables_do_not_steer_the_suite(tmp_path: Path) -> N
     tests = ["tests/test_backend.py::test_qml_example_builds_and_verifies",
              "tests/test_backend.py::test_sdist_is_pep625_and_rebuilds_identical_click",
              "tests/test_backend_settings.py::test_other_click_build_variables_are_not_called_typos",
-             "tests/test_harness.py::test_the_slowdown_is_read_before_it_is_cleared"]
+             "tests/test_harness.py::test_the_slowdown_is_read_before_it_is_cleared",
+             "tests/test_harness.py::test_python_keeps_its_bytecode_caches"]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
          f"--basetemp={tmp_path / 'nested'}", *tests],
-        cwd=ROOT, env={**os.environ, **CALLERS_SHELL, "CLICK_BUILD_TEST_SLOWDOWN": "7"},
+        cwd=ROOT, env={**os.environ, **CALLERS_SHELL, "CLICK_BUILD_TEST_SLOWDOWN": "7",
+                       "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True, text=True, timeout=seconds(300))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "4 passed" in result.stdout
+    assert "5 passed" in result.stdout
 
 
 def test_the_slowdown_is_read_before_it_is_cleared() -> None:
@@ -143,6 +145,15 @@ def test_the_slowdown_is_read_before_it_is_cleared() -> None:
 
     assert "CLICK_BUILD_TEST_SLOWDOWN" not in os.environ
     assert SLOWDOWN == float(KNOBS.get("CLICK_BUILD_TEST_SLOWDOWN", "5"))
+
+
+def test_python_keeps_its_bytecode_caches() -> None:
+    """Run on its own by the test above, with PYTHONDONTWRITEBYTECODE=1: the suite and the
+    Python processes it starts still write bytecode caches (conftest says why)."""
+    assert not sys.dont_write_bytecode
+    child = subprocess.run([sys.executable, "-c", "import sys; print(sys.dont_write_bytecode)"],
+                           capture_output=True, text=True, check=True, timeout=seconds(60))
+    assert child.stdout == "False\n"
 
 
 def test_commands_get_ctrl_c_even_when_the_suite_was_started_with_it_ignored(
