@@ -276,16 +276,39 @@ def test_stopping_click_build_stops_the_app(public_tmp: Path) -> None:
 
 def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
     """SIGKILL to click-build (no chance to stop anything: an IDE's stop button, a test
-    harness) takes the app with it; it was left running with nobody to stop it."""
-    app_pid = public_tmp / "app.pid"
-    script = f"#!/bin/sh\necho $$ > {app_pid}\necho started\nexec sleep 100000\n"
+    harness) takes the app with it, and the helper it started; both were left running
+    with nobody to stop them (the helper after the app's own process was tied)."""
+    app_pid, helper_pid = public_tmp / "app.pid", public_tmp / "helper.pid"
+    script = (f"#!/bin/sh\necho $$ > {app_pid}\nsleep 100000 &\necho $! > {helper_pid}\n"
+              "echo started\nexec sleep 100000\n")
     with sleepy_app_running(public_tmp, script) as proc:
-        pid = int(app_pid.read_text())
+        pid, helper = int(app_pid.read_text()), int(helper_pid.read_text())
         assert Path(f"/proc/{pid}").exists()  # running, in a session of its own
-        assert os.getsid(pid) == pid != os.getsid(proc.pid)
+        assert os.getsid(pid) == pid != os.getsid(proc.pid) and os.getpgid(helper) == pid
         proc.kill()
         proc.wait()
     assert_gone(pid)
+    assert_gone(helper)
+
+
+def test_a_normal_end_leaves_no_keeper(public_tmp: Path) -> None:
+    """The keeper, which would end the app's group had click-build died, ends with the run:
+    no process naming the app's group is left once click-build has ended."""
+    script = "#!/bin/sh\necho pid=$$\nexec sleep 100000\n"
+    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
+    (app / "sleepy.sh").chmod(0o755)
+    result = cb("run", app, "--timeout", "1")
+    assert result.returncode == 0, result.stderr
+    (group,) = lines(result.stdout, "pid=")
+
+    def keeper(process: Path) -> bool:
+        try:
+            argv = (process / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return False
+        return b"os.killpg" in b" ".join(argv) and argv[-2:] == [group.encode(), b""]
+
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and keeper(p)]
 
 
 def test_several_apps_need_app(public_tmp: Path) -> None:

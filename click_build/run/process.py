@@ -2,10 +2,15 @@
 
 The app gets its own session (as the launcher gives each app its own unit), so
 stopping it -- on ``--timeout``, Ctrl-C or SIGTERM to click-build -- reaches every
-process it started: SIGTERM to the group, then SIGKILL after a grace period.  On Linux
-the app is also tied to click-build's life (``PR_SET_PDEATHSIG``): click-build killed
-outright (SIGKILL: an IDE's stop button, a test harness) takes the app with it, instead
-of leaving it running (an app under qemu spins a CPU) with nobody to stop it.
+process it started: SIGTERM to the group, then SIGKILL after a grace period.
+
+click-build killed outright (SIGKILL: an IDE's stop button, a test harness) cannot stop
+anything, yet the app must not stay running (an app under qemu spins a CPU) with nobody
+to stop it.  Two ties see to that: on Linux the app's first process gets SIGKILL when
+click-build dies (``PR_SET_PDEATHSIG``), and a *keeper*, a tiny process of its own session
+started before the app, reads a pipe only click-build holds: the app's group, then a
+word when click-build lets the group go.  The pipe closing without that word (click-build
+died) makes the keeper kill the app's whole group: the helpers the app started too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from .. import _console
 from ..errors import RunError
@@ -98,6 +104,7 @@ def stop_group(proc: subprocess.Popen[bytes], asked: bool = False) -> None:
         pass
     _killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    _let_go(proc.pid)
 
 
 def exit_status(returncode: int) -> int:
@@ -105,24 +112,84 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+#: The keeper's program.  Its pipe brings the app's group (the app writes it before it
+#: runs), then a word when click-build lets the group go; the pipe's end without that word
+#: means click-build died, and the group goes too.
+_KEEPER = ("import os, signal, sys\n"
+           "said = b''\n"
+           "while not said.endswith(b'.'):\n"
+           "    more = os.read(0, 64)\n"
+           "    if not more:\n"
+           "        group = said.split(b'\\n')[0]\n"
+           "        if group.isdigit():\n"
+           "            try:\n"
+           "                os.killpg(int(group), signal.SIGKILL)\n"
+           "            except OSError:\n"
+           "                pass\n"
+           "        break\n"
+           "    said += more\n")
+
+
+@dataclass
+class _Keeper:
+    """A running keeper (see the module's docstring) and the pipe's end it reads from."""
+
+    proc: subprocess.Popen[bytes]
+    pipe: int
+
+    @classmethod
+    def start(cls) -> _Keeper | None:
+        """None if no process could be started: the app's first process is still tied."""
+        read, write = os.pipe()  # not inherited by what click-build starts (PEP 446)
+        try:
+            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _KEEPER], stdin=read,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+        except OSError:
+            os.close(write)
+            return None
+        finally:
+            os.close(read)
+        return cls(proc, write)
+
+    def let_go(self) -> None:
+        """The group has ended: the keeper ends without a kill (its number may be reused)."""
+        try:
+            os.write(self.pipe, b".")
+        except OSError:  # the keeper is gone already
+            pass
+        os.close(self.pipe)
+        self.proc.wait()
+
+
+#: The keeper of each running app, by the app's group.
+_keepers: dict[int, _Keeper] = {}
+
 _PR_SET_PDEATHSIG = 1
 
 
-def _dies_with_us() -> Callable[[], None] | None:
-    """What the child runs before the app (Linux): SIGKILL when click-build's thread that
-    started it ends; and an end at once if click-build ended while it forked."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
-    except (OSError, AttributeError):
+def _tied_to_us(keeper: _Keeper | None) -> Callable[[], None] | None:
+    """What the child runs before the app: on Linux, SIGKILL when click-build's thread
+    that started it ends; an end at once if click-build ended while it forked; its group
+    told to the keeper before the app runs, so that no moment is left uncovered."""
+    prctl = None
+    if sys.platform.startswith("linux"):
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up before the fork
+        except (OSError, AttributeError):
+            pass
+    if prctl is None and keeper is None:
         return None
     parent = os.getpid()
+    pipe = None if keeper is None else keeper.pipe
 
     def tie() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(1)
+        if pipe is not None:  # the app's own session: its group is its process number
+            os.write(pipe, b"%d\n" % os.getpid())
 
     return tie
 
@@ -130,22 +197,38 @@ def _dies_with_us() -> Callable[[], None] | None:
 def start_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], label: str
               ) -> subprocess.Popen[bytes]:
     """The app started in a session of its own, with the caller's stdout and stderr; it
-    never outlives click-build (see the module's docstring)."""
+    never outlives click-build (see the module's docstring).  :func:`stop_group` or
+    :func:`end_group` ends it."""
+    keeper = _Keeper.start()
     try:
-        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                start_new_session=True, preexec_fn=_dies_with_us())
-    except OSError as e:
-        raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
-    except ValueError:  # a NUL: the launch's fields are checked before, this is the net
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=_tied_to_us(keeper))
+    except (OSError, ValueError) as e:
+        if keeper is not None:
+            keeper.let_go()
+        if isinstance(e, OSError):
+            raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+        # a NUL: the launch's fields are checked before, this is the net
         raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
                        "environment holds a NUL character") from None
+    if keeper is not None:
+        _keepers[proc.pid] = keeper
+    return proc
+
+
+def _let_go(group: int) -> None:
+    keeper = _keepers.pop(group, None)
+    if keeper is not None:
+        keeper.let_go()
 
 
 def end_group(proc: subprocess.Popen[bytes]) -> int:
     """The exit status of an app that ended; helpers it left behind go with it, as with
     the launcher."""
     _killpg(proc.pid, signal.SIGTERM)
-    return exit_status(proc.wait())
+    status = exit_status(proc.wait())
+    _let_go(proc.pid)
+    return status
 
 
 def run_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float | None,
