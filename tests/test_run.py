@@ -293,22 +293,31 @@ def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
 
 def test_a_normal_end_leaves_no_keeper(public_tmp: Path) -> None:
     """The keeper, which would end the app's group had click-build died, ends with the run:
-    no process naming the app's group is left once click-build has ended."""
-    script = "#!/bin/sh\necho pid=$$\nexec sleep 100000\n"
+    none of this click-build's is left once it has ended; one was there while it ran."""
+    script = "#!/bin/sh\necho started\nexec sleep 100000\n"
     app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
     (app / "sleepy.sh").chmod(0o755)
-    result = cb("run", app, "--timeout", "1")
-    assert result.returncode == 0, result.stderr
-    (group,) = lines(result.stdout, "pid=")
 
-    def keeper(process: Path) -> bool:
-        try:
-            argv = (process / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            return False
-        return b"os.killpg" in b" ".join(argv) and argv[-2:] == [group.encode(), b""]
+    def keepers(owner: int) -> list[int]:
+        found = []
+        for process in Path("/proc").iterdir():
+            try:
+                argv = (process / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"-c" in argv and b"os.killpg" in argv[-3] and argv[-2] == b"%d" % owner:
+                found.append(int(process.name))
+        return found
 
-    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and keeper(p)]
+    with subprocess.Popen([*CLICK_BUILD, "run", "--timeout", "2", str(app)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, **REPORT}) as proc:
+        assert proc.stdout is not None
+        assert LineReader(proc.stdout).until(lambda line: line == "started\n")
+        assert len(keepers(proc.pid)) == 1
+        _, err = proc.communicate(timeout=seconds(60))
+    assert proc.returncode == 0, err
+    assert keepers(proc.pid) == []
 
 
 def test_several_apps_need_app(public_tmp: Path) -> None:

@@ -142,7 +142,9 @@ class _Keeper:
         """None if no process could be started: the app's first process is still tied."""
         read, write = os.pipe()  # not inherited by what click-build starts (PEP 446)
         try:
-            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _KEEPER], stdin=read,
+            # click-build's number is there for ps to show whose keeper it is
+            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _KEEPER, str(os.getpid())],
+                                    stdin=read,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
         except OSError:
@@ -189,7 +191,10 @@ def _tied_to_us(keeper: _Keeper | None) -> Callable[[], None] | None:
         if os.getppid() != parent:
             os._exit(1)
         if pipe is not None:  # the app's own session: its group is its process number
-            os.write(pipe, b"%d\n" % os.getpid())
+            try:
+                os.write(pipe, b"%d\n" % os.getpid())
+            except OSError:  # the keeper is gone (killed): the first process is still tied
+                pass
 
     return tie
 
