@@ -44,7 +44,7 @@ BASE_MANIFEST: dict[str, object] = {
 SYSTEM_LOCK = Path(tempfile.gettempdir()) / "click-build-tests-system.lock"
 
 #: Python keeps its bytecode caches while the suite runs, whatever the caller's shell says
-#: (PYTHONDONTWRITEBYTECODE, which some shells and CI images set; cleared for the processes
+#: (PYTHONDONTWRITEBYTECODE, which this machine's shells set; cleared for the processes
 #: the tests start by ``_clean_environment``).  In a checkout only ever tested with it set,
 #: the caches of the tests and of the modules changed since were never written: every
 #: worker rewrote every test module, every Python process the tests start compiled again

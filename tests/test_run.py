@@ -292,11 +292,9 @@ def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
 
 
 def test_a_normal_end_leaves_no_keeper(public_tmp: Path) -> None:
-    """The keeper, which would end the app's group had click-build died, ends with the run:
-    none of this click-build's is left once it has ended; one was there while it ran."""
-    script = "#!/bin/sh\necho started\nexec sleep 100000\n"
-    app = show_app(public_tmp / "sleepy", "sleepy.sh", **{"sleepy.sh": script})
-    (app / "sleepy.sh").chmod(0o755)
+    """The keeper, which would end the app's group had click-build died, ends with the run
+    (stopped as Ctrl-C or SIGTERM stops it): none of this click-build's is left once it has
+    ended; one was there while it ran."""
 
     def keepers(owner: int) -> list[int]:
         found = []
@@ -309,14 +307,11 @@ def test_a_normal_end_leaves_no_keeper(public_tmp: Path) -> None:
                 found.append(int(process.name))
         return found
 
-    with subprocess.Popen([*CLICK_BUILD, "run", "--timeout", "2", str(app)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          env={**os.environ, **REPORT}) as proc:
-        assert proc.stdout is not None
-        assert LineReader(proc.stdout).until(lambda line: line == "started\n")
+    with sleepy_app_running(public_tmp, "#!/bin/sh\necho started\nexec sleep 100000\n") as proc:
         assert len(keepers(proc.pid)) == 1
+        proc.terminate()
         _, err = proc.communicate(timeout=seconds(60))
-    assert proc.returncode == 0, err
+    assert proc.returncode == 130, err
     assert keepers(proc.pid) == []
 
 

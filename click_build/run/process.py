@@ -206,19 +206,26 @@ def start_app(argv: Sequence[str], cwd: str, env: Mapping[str, str], label: str
     :func:`end_group` ends it."""
     keeper = _Keeper.start()
     try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
-                                start_new_session=True, preexec_fn=_tied_to_us(keeper))
-    except (OSError, ValueError) as e:
+        proc = _popen(argv, cwd, env, label, _tied_to_us(keeper))
+    except BaseException:
         if keeper is not None:
             keeper.let_go()
-        if isinstance(e, OSError):
-            raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
-        # a NUL: the launch's fields are checked before, this is the net
-        raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
-                       "environment holds a NUL character") from None
+        raise
     if keeper is not None:
         _keepers[proc.pid] = keeper
     return proc
+
+
+def _popen(argv: Sequence[str], cwd: str, env: Mapping[str, str], label: str,
+           tie: Callable[[], None] | None) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=tie)
+    except OSError as e:
+        raise RunError(f"cannot start {argv[0]!r} for {label}: {e.strerror}") from None
+    except ValueError:  # a NUL: the launch's fields are checked before, this is the net
+        raise RunError(f"cannot start {argv[0]!r} for {label}: its command or "
+                       "environment holds a NUL character") from None
 
 
 def _let_go(group: int) -> None:
