@@ -29,8 +29,11 @@ pytestmark = pytest.mark.slow
 #: ``PID openat(3</app/qml>, "Main.qml", O_RDONLY|O_NOFOLLOW) = 4</app/qml/Main.qml>``: a
 #: successful open (``strace -y`` names the file a descriptor refers to), relative to a
 #: folder's descriptor (as click-build opens the tree's files) or not: the path opened.
+#: strace pads a short line's result to its 40th column, which a call resumed after
+#: another thread's line is once joined: ``openat(...) <unfinished ...>`` then
+#: ``<... openat resumed>)             = 5</app/data/big.bin>``.
 _OPEN = re.compile(r'open(?:at)?\((?:[A-Z_]+|\d+(?:<[^>]*>)?), "(?:[^"\\]|\\.)*", '
-                   r'([A-Z_|]+)[^)]*\) = \d+<((?:[^>\\]|\\.)*)>')
+                   r'([A-Z_|]+)[^)]*\) += \d+<((?:[^>\\]|\\.)*)>')
 #: ``PID execve("/usr/bin/cmake", [...]`` (its result on this line or a "resumed" one).
 _EXEC = re.compile(r'^(\d+) +execve\("((?:[^"\\]|\\.)*)"')
 _EXEC_DONE = re.compile(r'^(\d+) +(?:<\.\.\. execve resumed>|execve\().* = 0$')
@@ -230,3 +233,19 @@ def test_a_template_whose_hooks_name_the_architecture_reads_headers_first(
     assert len(staged) >= 8
     for rel in staged:
         assert opened.get(rel, 0) == (2 if (app / rel).stat().st_size else 1), (rel, opened)
+
+
+def test_the_log_reader_counts_an_open_another_thread_interrupted(tmp_path: Path) -> None:
+    """The lines of a CI run where the large file's open was counted 0 times: another
+    thread's open came between its start and its result, and the result, alone on its
+    line, was padded to strace's column."""
+    log = tmp_path / "strace.log"
+    log.write_text(
+        '7 openat(AT_FDCWD</w>, "/app/data", O_RDONLY|O_CLOEXEC|O_DIRECTORY) = 4</app/data>\n'
+        '7 openat(4</app/data>, "big.bin", O_RDONLY|O_NOFOLLOW|O_CLOEXEC <unfinished ...>\n'
+        '8 openat(AT_FDCWD</w>, "/proc/sys/vm/overcommit_memory", O_RDONLY <unfinished ...>\n'
+        '7 <... openat resumed>)             = 5</app/data/big.bin>\n'
+        '8 <... openat resumed>)             = 6</proc/sys/vm/overcommit_memory>\n'
+        '7 openat(4</app/data>, "empty", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = 6</app/data/empty>\n'
+        '7 openat(4</app/data>, "gone", O_RDONLY|O_NOFOLLOW) = -1 ENOENT (No such file)\n')
+    assert _opens(log, Path("/app")) == {"data/big.bin": 1, "data/empty": 1}
