@@ -5,7 +5,9 @@ counts every change it makes to the file system (open for writing, write, pwrite
 ftruncate, mkdir, symlink, link, rename, exchange, unlink, rmdir, chown, chmod, utime);
 just before the ``STEP``th (0: never) the process sends itself SIGKILL.  ``MODE``
 "parent": only the command's own process counts and dies; "child": only the process it
-forks to unpack as clickpkg (so each gets every step).
+forks to unpack as clickpkg (so each gets every step).  Either with "+no-exchange": the
+file system has no ``renameat2(RENAME_EXCHANGE)`` (as NFS has not), so a reinstall
+swaps trees in two renames.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ __all__ = ["DRIVER"]
 DRIVER = r"""
 import os, signal, sys
 limit, mode = int(sys.argv[1]), sys.argv[2]
+mode, no_exchange = mode.removesuffix("+no-exchange"), mode.endswith("+no-exchange")
 main_pid = os.getpid()
 count = [0]
 def step():
@@ -38,6 +41,8 @@ for name in ("write", "pwrite", "ftruncate", "mkdir", "symlink", "link", "rename
     wrap(os, name)
 wrap(os, "open", lambda path, flags, *a, **k: bool(flags & writes))
 import click_build.install.fs as fs
+if no_exchange:
+    fs._renameat2 = False
 wrap(fs, "exchange")
 import click_build.install.installer as installer
 installer.exchange = fs.exchange

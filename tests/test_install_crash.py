@@ -29,6 +29,8 @@ from install_support import (
     make_env,
 )
 
+from click_build.install.lock import RETIRED
+
 
 def install_args(env: Env, pkg: Path) -> list[str]:
     return ["install", f"--root={env.root}", "--allow-unauthenticated",
@@ -121,6 +123,70 @@ def test_killed_reinstall_of_the_same_version(env: Env) -> None:
     killed = crash_everywhere(env, install_args(env, env.base / "com.example.app_1.0_all.click"),
                               "1.0", "1.0", stride=2)
     assert killed >= 10
+
+
+@pytest.mark.slow
+def test_killed_reinstall_without_exchange_gets_its_tree_back(env: Env) -> None:
+    """Where the file system cannot swap two trees in one step, a reinstall moves the
+    installed tree aside, then the new one in.  Killed between the two, ``current`` and
+    the registration name no tree; the next writer of any kind (here a registration) puts the installed
+    tree back before it does anything else, and leaves nothing in the scratch area."""
+    reset(env, "1.0")
+    args = install_args(env, env.base / "com.example.app_1.0_all.click")
+    register = ["register", f"--root={env.root}", f"--user={current_user()}",
+                "com.example.app", "1.0"]
+    current = env.root / "com.example.app" / "current"
+    step, gaps = 1, []
+    while True:
+        result = run_killed_at(env, step, args, "parent+no-exchange")
+        assert "Traceback" not in result.stderr, result.stderr
+        if result.returncode == 0:
+            break
+        problems = check_invariants(env.root)
+        if problems:
+            gaps.append(step)
+            link = env.root / ".click/users" / current_user() / "com.example.app"
+            assert problems == [f"{current} -> 1.0 is not a complete version",
+                                f"{link} -> {current.parent / '1.0'} is not a complete version"]
+        recover = run_killed_at(env, 0, register, "parent+no-exchange")
+        assert recover.returncode == 0, (step, recover.stderr)
+        assert check_invariants(env.root) == [], step
+        assert (current / "sub" / "b.txt").read_text() == "b\n", step
+        assert registered(env) == "1.0" and os.listdir(env.root / ".click/tmp") == [], step
+        reset(env, "1.0")
+        step += 1
+    assert len(gaps) == 1, gaps  # the kill between the two renames
+    assert check_invariants(env.root) == [] and registered(env) == "1.0"
+
+
+@pytest.mark.slow
+def test_a_link_planted_as_the_moved_tree_is_not_followed(env: Env, tmp_path: Path) -> None:
+    """Killed between the two renames, then the moved-aside tree replaced by a link to a
+    folder elsewhere that looks installed: the next writer neither puts the link in
+    place nor touches what it points at, and says in one line what is missing."""
+    reset(env, "1.0")
+    args = install_args(env, env.base / "com.example.app_1.0_all.click")
+    step = 1
+    while run_killed_at(env, step, args, "parent+no-exchange").returncode != 0:
+        if check_invariants(env.root):
+            break
+        reset(env, "1.0")
+        step += 1
+    moved = env.root / ".click/tmp" / RETIRED
+    assert moved.is_dir() and not moved.is_symlink(), step
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(moved, elsewhere)
+    moved.symlink_to(elsewhere)
+    before = sorted(str(p.relative_to(elsewhere)) for p in elsewhere.rglob("*"))
+    register = ["register", f"--root={env.root}", f"--user={current_user()}",
+                "com.example.app", "1.0"]
+    result = run_killed_at(env, 0, register, "parent+no-exchange")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "click-build: error: com.example.app 1.0 does not exist in any database")
+    assert not (env.root / "com.example.app" / "1.0").exists()
+    assert os.listdir(env.root / ".click/tmp") == []
+    assert sorted(str(p.relative_to(elsewhere)) for p in elsewhere.rglob("*")) == before
 
 
 def test_concurrent_writers_serialise(env: Env, tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from .database import Database
 from .fs import Dir
 from .hooks import package_install_hooks, package_remove_hooks, read_manifest_hooks
 from .intents import Intent, decode, encode
+from .lock import RETIRED
 from .names import check_version, current_version, temp_name
 from .users import ALL_USERS, GC_IN_USE, HIDDEN, Registry, user_names
 
@@ -169,7 +170,8 @@ class Changes:
         package_dir = self._root().open(package)
         if package_dir is not None:
             with package_dir:
-                placed = is_complete_version(package_dir, package, version)
+                placed = (is_complete_version(package_dir, package, version)
+                          or self._put_back(package_dir, package, version))
                 if placed and current_version(package_dir.readlink("current")) != version:
                     # `current` first: no hook link ever points into a version that
                     # the database does not name yet.
@@ -190,6 +192,18 @@ class Changes:
                 errors.append(str(e))
         _raise(errors)
         return failed
+
+    def _put_back(self, package_dir: Dir, package: str, version: str) -> bool:
+        """The installed tree a reinstall moved aside (where no rename swaps two trees),
+        back in its place if the writer was killed before the new one took it; whether
+        ``version`` is then complete."""
+        tmp = self.lock.tmp
+        st = tmp.lstat(RETIRED) if tmp is not None else None
+        if st is None or not stat.S_ISDIR(st.st_mode) or package_dir.lstat(version) is not None:
+            return False
+        assert tmp is not None
+        os.rename(RETIRED, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
+        return is_complete_version(package_dir, package, version)
 
     def finish_register(self, package: str, version: str, replaced: str | None,
                         user: str) -> list[str]:

@@ -39,14 +39,13 @@ from .database import Database
 from .fs import Dir, Tampered, clickpkg_ids, exchange, refused, sorted_names
 from .hooks import check_install_links
 from .intents import Intent
-from .lock import DatabaseLock
+from .lock import RETIRED, DatabaseLock
 from .names import (
     check_package,
     check_user,
     check_version,
     component_problem,
     current_version,
-    temp_name,
 )
 from .unpack_child import Unpacked
 from .users import ALL_USERS, HIDDEN, Registry, user_names
@@ -217,19 +216,11 @@ class Installer:
             in_overlay.close()
         elif self.db.has_package_version(name, version):
             return False
-        retired = temp_name("replaced")
-        try:
-            with root.ensure(name, self._owner) as package_dir:
-                if in_overlay is not None:  # reinstall: swap trees in one step
-                    if not exchange(tmp, scratch, package_dir, version):
-                        os.rename(version, retired, src_dir_fd=package_dir.fd,
-                                  dst_dir_fd=tmp.fd)
-                        os.rename(scratch, version, src_dir_fd=tmp.fd,
-                                  dst_dir_fd=package_dir.fd)
-                else:
-                    os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
-        finally:
-            tmp.remove(retired)
+        with root.ensure(name, self._owner) as package_dir:
+            if in_overlay is None:
+                os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
+            elif not exchange(tmp, scratch, package_dir, version):  # reinstall: one step
+                _swap_in_two_steps(tmp, scratch, package_dir, version)
         _console.debug(f"unpacked {name} {version} in {root.join(name, version)}")
         return True
 
@@ -360,3 +351,16 @@ def _raise_for_session_users(failed: list[str], done: str) -> None:
     if failed:
         raise HookError(f"user-level hooks failed for {len(failed)} logged-in user(s) "
                         f"({'; '.join(failed)}); {done}")
+
+
+def _swap_in_two_steps(tmp: Dir, scratch: str, package_dir: Dir, version: str) -> None:
+    """Replace tree ``version`` with ``scratch`` where no rename swaps them: the
+    installed tree aside, the new one in.  A writer killed between the two leaves the
+    installed tree in ``tmp`` (:data:`~.lock.RETIRED`) for the next to put back."""
+    os.rename(version, RETIRED, src_dir_fd=package_dir.fd, dst_dir_fd=tmp.fd)
+    try:
+        os.rename(scratch, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
+    except BaseException:
+        os.rename(RETIRED, version, src_dir_fd=tmp.fd, dst_dir_fd=package_dir.fd)
+        raise
+    tmp.remove(RETIRED)

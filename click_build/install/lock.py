@@ -14,6 +14,11 @@ once the change is complete.  A writer that finds an intent when it takes the
 lock was preceded by one that was killed, and finishes that change first (the
 ``on_locked`` callback), so every link matches the database again.
 
+A reinstall on a file system that cannot swap two trees in one step moves the
+installed tree aside (to ``tmp/``:data:`RETIRED`), then the new one in; that
+tree is kept through the cleaning, so that the next writer can put it back if
+the first was killed between the two, and removed once ``on_locked`` ran.
+
 A hook link outside the database that must be replaced on another file
 system cannot be made in the scratch area; its temporary twin is made beside
 it, and its path is first written to ``tmp/outside-links`` so that the next
@@ -35,9 +40,12 @@ from ..errors import ClickError, InstallError
 from .fs import Dir, check_own_file, makedirs, refused
 from .names import temp_name
 
-__all__ = ["DatabaseLock"]
+__all__ = ["RETIRED", "DatabaseLock"]
 
 _JOURNAL = "outside-links"
+#: The installed tree a reinstall moved aside, in the scratch area: only one writer at a
+#: time, so one name, which the intent recorded with it tells the place of.
+RETIRED = ".click-build.retired"
 #: An intent is a few names; a lock file holding more was not written by a writer.
 MAX_INTENT = 64 << 10
 _LOCK_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -72,6 +80,8 @@ class DatabaseLock:
             self._open()
             if self.on_locked is not None and self.tmp is not None:
                 self.resumed = self.on_locked(self)
+            if self.tmp is not None:
+                self.tmp.remove(RETIRED)  # not put back: the new tree was in place
         except PermissionError as e:
             self.close()
             raise InstallError(
@@ -159,8 +169,9 @@ class DatabaseLock:
             return
         self._sweep_outside_links()
         for name in self.tmp.entries():
-            self._wait_for_unpacker(name)
-            self.tmp.remove(name)
+            if name != RETIRED:  # the intent may need it back (see above)
+                self._wait_for_unpacker(name)
+                self.tmp.remove(name)
 
     def _wait_for_unpacker(self, name: str) -> None:
         """An unpacking child of a killed writer may still be writing into scratch
