@@ -2,7 +2,8 @@
 
 Everything here drives the real tools (gpg, ar, debsigs, debsig-verify):
 keys live in short-lived GNUPGHOMEs under /tmp (gpg-agent's socket path must
-stay short), and every agent started is killed when the keys are dropped.
+stay short), and every agent started is killed when the keys are dropped, or, if
+the test process was killed outright, when the next run makes its keys.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -102,10 +104,36 @@ class Keys:
     debsigs: Key  # its gpg.conf asks for SHA-512, for packages signed by debsigs itself
 
 
+#: The keys' folders: ``/tmp/cbsig-PID-*``, PID the test process that made them.
+KEYS_PREFIX = "cbsig-"
+
+
+def sweep_dead_runs(top: Path = Path("/tmp")) -> None:
+    """The keys' folders of test processes killed outright (their fixture never ended):
+    their agents stopped (a daemon each, which nothing else would stop), then removed."""
+    for base in top.glob(f"{KEYS_PREFIX}*-*"):
+        pid = base.name[len(KEYS_PREFIX):].split("-", 1)[0]
+        st = base.lstat()
+        if not pid.isdigit() or not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # that run goes on
+        except PermissionError:
+            continue
+        except ProcessLookupError:
+            pass
+        for home in base.iterdir():
+            if home.is_dir() and not home.is_symlink():
+                kill_agent(home)
+        shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def keys() -> Iterator[Keys]:
     need("gpg")
-    base = Path(tempfile.mkdtemp(prefix="cbsig-", dir="/tmp"))
+    sweep_dead_runs()
+    base = Path(tempfile.mkdtemp(prefix=f"{KEYS_PREFIX}{os.getpid()}-", dir="/tmp"))
     made: list[Key] = []
     try:
         for name in ("store", "evil", "revoked"):

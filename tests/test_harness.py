@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -183,3 +185,69 @@ def test_commands_get_ctrl_c_even_when_the_suite_was_started_with_it_ignored(
                           timeout=seconds(60),
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     assert "1 failed" in bare.stdout, bare.stdout
+
+
+def _ended(pid: int) -> bool:
+    """Gone, or a zombie nobody reaped yet (its parent died: init reaps it, or, in a
+    container whose first process does not, nobody)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("teardown", [True, False], ids=["ended", "killed"])
+def test_the_x_server_ends_with_the_test_process(teardown: bool) -> None:
+    """A private Xvfb ends with the test process that started it, whether it ended (its
+    teardown stops it) or was killed outright (no teardown: the X server is told, as
+    the worker running it dies; it stayed before)."""
+    code = ("import sys, time\nfrom xdisplay import private_display\n"
+            "with private_display() as display:\n"
+            "    print(display, flush=True)\n    sys.stdin.readline()\n")
+    test = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT / "tests", text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    with test:
+        assert test.stdout is not None and test.stdin is not None
+        assert test.stdout.readline().startswith(":")
+        tid = test.pid
+        with open(f"/proc/{tid}/task/{tid}/children", encoding="ascii") as f:
+            [server] = [int(pid) for pid in f.read().split()]
+        with open(f"/proc/{server}/cmdline", "rb") as f:
+            assert os.path.basename(f.read().split(b"\0")[0]) == b"Xvfb"
+        if teardown:
+            test.stdin.write("\n")
+            test.stdin.flush()
+        else:
+            test.kill()
+        test.wait(seconds(60))
+    wait_for(lambda: _ended(server), "the X server to end", within=30)
+
+
+def test_the_gpg_agents_of_a_killed_run_are_stopped_by_the_next() -> None:
+    """The signing keys' folders name the test process that made them; the next run
+    stops the agents of a process that is gone and removes its folders, and leaves a
+    running one's alone."""
+    from conftest import need
+    from signing import KEYS_PREFIX, kill_agent, sweep_dead_runs
+
+    need("gpg-connect-agent")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    top = Path(tempfile.mkdtemp(prefix="cbh-", dir="/tmp"))  # short: the agent's socket
+    home = top / f"{KEYS_PREFIX}{gone.pid}-x" / "store"
+    try:
+        home.mkdir(parents=True, mode=0o700)
+        running = top / f"{KEYS_PREFIX}{os.getpid()}-y"
+        running.mkdir()
+        said = subprocess.run(["gpg-connect-agent", "--homedir", str(home), "getinfo pid", "/bye"],
+                              capture_output=True, text=True, check=True, timeout=seconds(60))
+        [agent] = [int(line[2:]) for line in said.stdout.splitlines() if line.startswith("D ")]
+        assert not _ended(agent)
+        sweep_dead_runs(top)
+        assert sorted(p.name for p in top.iterdir()) == [running.name]
+        wait_for(lambda: _ended(agent), "the agent to end", within=30)
+    finally:
+        if home.is_dir():
+            kill_agent(home)
+        shutil.rmtree(top)

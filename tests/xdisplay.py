@@ -25,7 +25,9 @@ def private_display() -> Iterator[str]:
     try:
         # -noreset: an X server resets when its last client leaves, and refuses whoever
         # connects meanwhile: an app starting as a poll's xwininfo leaves found no display.
-        server = subprocess.Popen([need("Xvfb"), "-displayfd", str(write_end), "-nolisten", "tcp",
+        # --pdeathsig: a test process killed outright (no teardown) takes its X server.
+        server = subprocess.Popen([need("setpriv"), "--pdeathsig", "TERM", "--",
+                                   need("Xvfb"), "-displayfd", str(write_end), "-nolisten", "tcp",
                                    "-noreset", "-screen", "0", "1024x768x24"],
                                   pass_fds=(write_end,),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
