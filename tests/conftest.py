@@ -205,6 +205,16 @@ def _leaks_fail_the_test_that_leaked() -> Iterator[None]:
     gc.collect()
 
 
+def process_ended(pid: int) -> bool:
+    """Process ``pid`` has ended: gone, or a zombie nobody reaped yet (its parent died:
+    init reaps it, or, in a container whose first process does not, nobody)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Create files under root; a value starting with '->' makes a symlink."""
     root.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import deadlines
 import pytest
-from conftest import ROOT
+from conftest import ROOT, process_ended
 from deadlines import seconds, wait_for
 
 
@@ -187,16 +187,6 @@ def test_commands_get_ctrl_c_even_when_the_suite_was_started_with_it_ignored(
     assert "1 failed" in bare.stdout, bare.stdout
 
 
-def _ended(pid: int) -> bool:
-    """Gone, or a zombie nobody reaped yet (its parent died: init reaps it, or, in a
-    container whose first process does not, nobody)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 @pytest.mark.parametrize("teardown", [True, False], ids=["ended", "killed"])
 def test_the_x_server_ends_with_the_test_process(teardown: bool) -> None:
     """A private Xvfb ends with the test process that started it, whether it ended (its
@@ -221,7 +211,7 @@ def test_the_x_server_ends_with_the_test_process(teardown: bool) -> None:
         else:
             test.kill()
         test.wait(seconds(60))
-    wait_for(lambda: _ended(server), "the X server to end", within=30)
+    wait_for(lambda: process_ended(server), "the X server to end", within=30)
 
 
 def test_the_gpg_agents_of_a_killed_run_are_stopped_by_the_next() -> None:
@@ -243,10 +233,10 @@ def test_the_gpg_agents_of_a_killed_run_are_stopped_by_the_next() -> None:
         said = subprocess.run(["gpg-connect-agent", "--homedir", str(home), "getinfo pid", "/bye"],
                               capture_output=True, text=True, check=True, timeout=seconds(60))
         [agent] = [int(line[2:]) for line in said.stdout.splitlines() if line.startswith("D ")]
-        assert not _ended(agent)
+        assert not process_ended(agent)
         sweep_dead_runs(top)
         assert sorted(p.name for p in top.iterdir()) == [running.name]
-        wait_for(lambda: _ended(agent), "the agent to end", within=30)
+        wait_for(lambda: process_ended(agent), "the agent to end", within=30)
     finally:
         if home.is_dir():
             kill_agent(home)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import process_ended
 from crafting import MANIFEST, Crafted, Member, tar_bytes
 from deadlines import seconds, wait_for
 from install_support import check_invariants, flocks, make_env
@@ -175,14 +176,6 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.root
 def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
         tmp_path: Path, public_tmp: Path) -> None:
@@ -208,7 +201,7 @@ def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
                          "the unpacking child to lock its scratch folder")
             finally:
                 killed.kill()
-        assert _running(orphan)  # not killed with its parent: it holds the lock now
+        assert not process_ended(orphan)  # not killed with its parent: it holds the lock now
         with subprocess.Popen([sys.executable, "-m", "click_build", "install", *args,
                                str(second)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) as nxt:
@@ -223,7 +216,7 @@ def test_a_killed_install_keeps_the_database_locked_until_its_unpacker_ends(
     finally:
         gate.touch()  # the orphan goes on (and ends) whatever happened
     assert nxt.returncode == 0, err
-    assert not _running(orphan)  # it ended before the next writer went on
+    assert process_ended(orphan)  # it ended before the next writer went on
     assert "Traceback" not in err
     assert os.readlink(root / "com.example.crafted" / "current") == "2.0"
     assert os.listdir(root / ".click" / "tmp") == []  # the orphan's work cleared after it ended

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CLICK_BUILD, assert_clean_error, need, run, write_tree
+from conftest import CLICK_BUILD, assert_clean_error, need, process_ended, run, write_tree
 from deadlines import seconds, wait_for
 from run_support import LineReader, ended
 from templates_support import new, project_of
@@ -207,14 +207,7 @@ def test_field_codes_without_icon_drop_i() -> None:
 
 def assert_gone(pid: int) -> None:
     """The process has ended (a zombie waiting for init to reap it counts as ended)."""
-    def running() -> bool:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return False
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-    wait_for(lambda: not running(), f"process {pid} of the app to end")
+    wait_for(lambda: process_ended(pid), f"process {pid} of the app to end")
 
 
 def test_timeout_stops_the_whole_process_group(public_tmp: Path) -> None:
