@@ -177,6 +177,22 @@ def test_a_qmake_project_cross_built_with_the_roots_qt(arm64: Stored, tmp_path: 
                      "click-build.toolchains.arm64=sysroot")
 
 
+def test_a_custom_build_gets_the_roots_toolchain(arm64: Stored, tmp_path: Path) -> None:
+    """Kind ``custom`` (Clickable's custom builder): the project's own commands run CMake,
+    which takes the root's toolchain file from ``$CMAKE_TOOLCHAIN_FILE``; ``$CLICK_SYSROOT``
+    names the root.  The program is the phone's, and runs under qemu from the root."""
+    project = tmp_path / "custom"
+    shutil.copytree(ROOT / "tests" / "packages" / "ut-custom-cross", project)
+    result = backend_build(project, "toolchains.arm64=sysroot", "architecture=arm64")
+    assert APPROXIMATE in result.stdout
+    (click,) = (project / "dist").glob("*_arm64.click")
+    program = packed_program(click, tmp_path, "greeter")
+    assert elf_machine(program) == MACHINES["arm64"]
+    review_clean(click)
+    ran = run([need("qemu-aarch64-static"), "-L", str(arm64.root), str(program)])
+    assert ran.stdout == "hello from the phone's own architecture\n"
+
+
 def test_the_qmake_spec_with_clang_and_lld(arm64: Stored, tmp_path: Path) -> None:
     """Where the root's glibc is not the cross gcc's (Ubuntu 20.04's), the spec uses clang
     and lld, with clang's own qmake settings (qmake asks it for its library folders) and

@@ -162,7 +162,7 @@ def _single(project: Project, kind: str, source: ManifestSource | None,
     framework = f" ({facts.framework})" if chosen_by or kind != "cmake" else ""
     _console.info(f"* Building {kind} app for {shown}{framework}")
     toolchain: str | RootChoice = ""
-    if kind in ("cmake", "qmake"):  # the toolchain rule of several targets, for this one
+    if kind in INSTALLING_KINDS:  # the toolchain rule of several targets, for this one
         key = (facts.framework if chosen_by else "", arch)
         toolchain = toolchain_args(project, [key], kind)[key]
     return Target(target_label(facts.framework, arch), request, choice, facts, arch, arch,
@@ -200,7 +200,9 @@ def toolchain_args(project: Project, targets: list[tuple[str, str]],
     """The toolchain argument of each cmake target ("" for none; the root to build against
     for ``"sysroot"``), or a refusal naming every target that cannot be built on this
     machine and why.  A qmake target takes ``"sysroot"`` only (its kind refuses another
-    architecture than this machine's without one).
+    architecture than this machine's without one), and so does a custom one (its steps
+    get the root's toolchain file in their environment; without a root, its commands
+    may cross-compile as they please).
 
     One rule for a single build and several targets: the toolchain ``toolchains`` names for
     the target; else the one the cmake settings give every build (``cmake.args``
@@ -297,7 +299,7 @@ def _several(project: Project, kind: str, source: ManifestSource | None,
         raise ConfigError(f"{SETTINGS}.build-dir: {s.build_dir!r} has no {{arch}}, so the "
                           "targets would share one build folder; add {arch} to it")
     toolchains = toolchain_args(project, [(f, a or "all") for f, a in pairs], kind) \
-        if kind in ("cmake", "qmake") else {}
+        if kind in INSTALLING_KINDS else {}
     written_fw = peek.get("framework")
     if isinstance(written_fw, str) and written_fw.strip() and "@" not in written_fw \
             and written_fw.strip() not in frameworks:

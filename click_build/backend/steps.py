@@ -46,7 +46,11 @@ def step_environment(ctx: Staging, build: Path, source: Path | None = None,
                      extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a step: this process's, Clickable's variables with this build's
     values (``source``: ``ROOT``, default the project), ``CLICK_BUILD_STAGE``, and the
-    build's own (``ctx.environment``: the ``env`` setting, the libraries' folders)."""
+    build's own (``ctx.environment``: the ``env`` setting, the libraries' folders).
+
+    Built against the phone's root, ``CLICK_SYSROOT`` names it and ``CMAKE_TOOLCHAIN_FILE``
+    is its toolchain file, which CMake (3.21 and later) uses when no other is named: a
+    ``custom`` build that runs CMake builds for the phone."""
     from .cmake import clickable_environment
 
     stage = stage_folder(ctx)
@@ -54,6 +58,11 @@ def step_environment(ctx: Staging, build: Path, source: Path | None = None,
     env.update(clickable_environment(ctx, source or ctx.project.root, build, stage))
     env["SRC_DIR"] = str(ctx.source_root) if source is None else str(source)
     env["CLICK_BUILD_STAGE"] = str(stage)
+    if ctx.sysroot is not None:
+        from ..sysroot import toolchain_for
+
+        env["CLICK_SYSROOT"] = str(ctx.sysroot.root)
+        env["CMAKE_TOOLCHAIN_FILE"] = str(toolchain_for(ctx.sysroot))
     env.update(ctx.environment)
     env.update(extra or {})
     return env
