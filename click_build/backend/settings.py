@@ -131,8 +131,8 @@ class Settings:
     """CMake toolchain file of each ``cmake`` target, keyed ``"FRAMEWORK/ARCH"`` (or
     ``"FRAMEWORK"``, ``"ARCH"``); ``"host"`` says this machine is that target's SDK;
     ``"sysroot"`` builds it against the phone's root (``sysroot``; ``qmake`` targets
-    too), made the first time it is needed.  A
-    target without one (nor a toolchain in ``cmake.args``) is built with this machine's
+    too, and ``custom`` ones, whose commands get the root's toolchain file in
+    ``$CMAKE_TOOLCHAIN_FILE``), made the first time it is needed.  A target without one (nor a toolchain in ``cmake.args``) is built with this machine's
     compiler and libraries, which the build says, if it is this machine's architecture;
     for another, the build stops before compiling and names it."""
 
