@@ -56,6 +56,8 @@ class Staging:
     #: The phone's root this target builds against (``toolchains = "sysroot"``), held
     #: for the build; None: this machine's compilers and libraries, or a toolchain file.
     sysroot: Stored | None = None
+    #: Its CMake toolchain file, written (or found current) once for the target.
+    sysroot_toolchain: Path | None = None
 
     @property
     def source_root(self) -> Path:

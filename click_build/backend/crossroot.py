@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import _console
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from .context import Staged, Staging
     from .settings import Project
 
-__all__ = ["SYSROOT", "pack_bundle", "plan_root", "toolchain_arg", "use_root"]
+__all__ = ["SYSROOT", "pack_bundle", "plan_root", "root_toolchain", "use_root"]
 
 #: What ``toolchains`` says for a target built against its root.
 SYSROOT = "sysroot"
@@ -56,12 +57,13 @@ def use_root(choice: RootChoice) -> Iterator[Stored]:
         yield stored
 
 
-def toolchain_arg(stored: Stored) -> str:
-    """CMake's argument for the root's toolchain file (written again when the machine's
-    compilers or Qt changed; left alone, and so not rebuilt for, otherwise)."""
+def root_toolchain(stored: Stored) -> Path:
+    """The root's toolchain file (written again when the machine's compilers or Qt
+    changed; left alone, and so not rebuilt for, otherwise).  Finding what changed reads
+    the root's libc and asks the cross compiler: once per target."""
     from ..sysroot import toolchain_for
 
-    return f"-DCMAKE_TOOLCHAIN_FILE={toolchain_for(stored)}"
+    return toolchain_for(stored)
 
 
 def pack_bundle(ctx: Staging, staged: Staged, stored: Stored) -> Staged:

@@ -20,7 +20,7 @@ from ..elf import ARCH_TRIPLETS
 from ..errors import BuildError, ManifestError
 from ..finish import Job, finish_jobs
 from .context import Staging, work_dir
-from .crossroot import toolchain_arg, use_root
+from .crossroot import root_toolchain, use_root
 from .kinds import stage
 from .plan import SETTINGS, plan_build, with_toolchain
 from .settings import Project
@@ -52,10 +52,11 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
     jobs = []
     with contextlib.ExitStack() as stack:
         for target in plan.targets:
-            built, root = with_toolchain(project, target.toolchain), None
+            built, root, root_file = with_toolchain(project, target.toolchain), None, None
             if target.root is not None:  # held until packed: bundled files are the root's
                 root = stack.enter_context(use_root(target.root))
-                built = with_toolchain(project, toolchain_arg(root))
+                root_file = root_toolchain(root)
+                built = with_toolchain(project, f"-DCMAKE_TOOLCHAIN_FILE={root_file}")
             work = stack.enter_context(work_dir(built, plan.kind, target.folder))
             if plan.several:
                 _console.info(f"* Staging {target.label}")
@@ -63,7 +64,8 @@ def build_package(project: Project, outdir: str | os.PathLike[str],
                               ARCH_TRIPLETS.get(target.arch, ""), target.facts, plan.source,
                               Path(outdir), arch_guessed=target.arch_guessed,
                               architectures=target.architectures, arch_env=target.arch_env,
-                              framework_chosen_by=target.framework_chosen_by, sysroot=root)
+                              framework_chosen_by=target.framework_chosen_by, sysroot=root,
+                              sysroot_toolchain=root_file)
             staged = stage(staging)
             source = staged.manifest or plan.source
             if source is None:

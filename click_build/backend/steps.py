@@ -59,10 +59,9 @@ def step_environment(ctx: Staging, build: Path, source: Path | None = None,
     env["SRC_DIR"] = str(ctx.source_root) if source is None else str(source)
     env["CLICK_BUILD_STAGE"] = str(stage)
     if ctx.sysroot is not None:
-        from ..sysroot import toolchain_for
-
         env["CLICK_SYSROOT"] = str(ctx.sysroot.root)
-        env["CMAKE_TOOLCHAIN_FILE"] = str(toolchain_for(ctx.sysroot))
+    if ctx.sysroot_toolchain is not None:
+        env["CMAKE_TOOLCHAIN_FILE"] = str(ctx.sysroot_toolchain)
     env.update(ctx.environment)
     env.update(extra or {})
     return env
