@@ -125,35 +125,48 @@ def test_killed_reinstall_of_the_same_version(env: Env) -> None:
     assert killed >= 10
 
 
+#: A file system without ``renameat2(RENAME_EXCHANGE)`` (:data:`crash_support.DRIVER`).
+NO_EXCHANGE = "parent+no-exchange"
+
+
+def reinstall_killed_at(env: Env, step: int) -> subprocess.CompletedProcess[str]:
+    """Version 1.0 installed and registered, then installed again, killed at ``step``."""
+    reset(env, "1.0")
+    return run_killed_at(env, step, install_args(env, env.base / "com.example.app_1.0_all.click"),
+                         NO_EXCHANGE)
+
+
+def register_again(env: Env) -> subprocess.CompletedProcess[str]:
+    """A writer of another kind than the one killed: the user's registration of 1.0."""
+    return run_killed_at(env, 0, ["register", f"--root={env.root}", f"--user={current_user()}",
+                                  "com.example.app", "1.0"], NO_EXCHANGE)
+
+
 @pytest.mark.slow
 def test_killed_reinstall_without_exchange_gets_its_tree_back(env: Env) -> None:
     """Where the file system cannot swap two trees in one step, a reinstall moves the
     installed tree aside, then the new one in.  Killed between the two, ``current`` and
-    the registration name no tree; the next writer of any kind (here a registration) puts the installed
-    tree back before it does anything else, and leaves nothing in the scratch area."""
-    reset(env, "1.0")
-    args = install_args(env, env.base / "com.example.app_1.0_all.click")
-    register = ["register", f"--root={env.root}", f"--user={current_user()}",
-                "com.example.app", "1.0"]
+    the registration name no tree; the next writer of any kind (here a registration)
+    puts the installed tree back before it does anything else, and leaves nothing in the
+    scratch area."""
     current = env.root / "com.example.app" / "current"
+    link = env.root / ".click/users" / current_user() / "com.example.app"
     step, gaps = 1, []
     while True:
-        result = run_killed_at(env, step, args, "parent+no-exchange")
+        result = reinstall_killed_at(env, step)
         assert "Traceback" not in result.stderr, result.stderr
         if result.returncode == 0:
             break
         problems = check_invariants(env.root)
         if problems:
             gaps.append(step)
-            link = env.root / ".click/users" / current_user() / "com.example.app"
             assert problems == [f"{current} -> 1.0 is not a complete version",
                                 f"{link} -> {current.parent / '1.0'} is not a complete version"]
-        recover = run_killed_at(env, 0, register, "parent+no-exchange")
+        recover = register_again(env)
         assert recover.returncode == 0, (step, recover.stderr)
         assert check_invariants(env.root) == [], step
         assert (current / "sub" / "b.txt").read_text() == "b\n", step
         assert registered(env) == "1.0" and os.listdir(env.root / ".click/tmp") == [], step
-        reset(env, "1.0")
         step += 1
     assert len(gaps) == 1, gaps  # the kill between the two renames
     assert check_invariants(env.root) == [] and registered(env) == "1.0"
@@ -164,13 +177,8 @@ def test_a_link_planted_as_the_moved_tree_is_not_followed(env: Env, tmp_path: Pa
     """Killed between the two renames, then the moved-aside tree replaced by a link to a
     folder elsewhere that looks installed: the next writer neither puts the link in
     place nor touches what it points at, and says in one line what is missing."""
-    reset(env, "1.0")
-    args = install_args(env, env.base / "com.example.app_1.0_all.click")
     step = 1
-    while run_killed_at(env, step, args, "parent+no-exchange").returncode != 0:
-        if check_invariants(env.root):
-            break
-        reset(env, "1.0")
+    while reinstall_killed_at(env, step).returncode != 0 and not check_invariants(env.root):
         step += 1
     moved = env.root / ".click/tmp" / RETIRED
     assert moved.is_dir() and not moved.is_symlink(), step
@@ -178,9 +186,7 @@ def test_a_link_planted_as_the_moved_tree_is_not_followed(env: Env, tmp_path: Pa
     shutil.move(moved, elsewhere)
     moved.symlink_to(elsewhere)
     before = sorted(str(p.relative_to(elsewhere)) for p in elsewhere.rglob("*"))
-    register = ["register", f"--root={env.root}", f"--user={current_user()}",
-                "com.example.app", "1.0"]
-    result = run_killed_at(env, 0, register, "parent+no-exchange")
+    result = register_again(env)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.splitlines()[-1] == (
         "click-build: error: com.example.app 1.0 does not exist in any database")
