@@ -284,19 +284,44 @@ def test_the_app_never_outlives_a_killed_click_build(public_tmp: Path) -> None:
     assert_gone(helper)
 
 
+def test_a_process_that_leaves_the_group_is_its_own(public_tmp: Path) -> None:
+    """What docs/run.md says stopping takes: the app's process group.  A process the app
+    started in a session of its own (``setsid``, as a daemon) is not in it."""
+    daemon_pid = public_tmp / "daemon.pid"
+    # its output away from click-build's pipe, which it would hold open after the run
+    script = (f"#!/bin/sh\nsetsid sh -c 'echo $$ > {daemon_pid}; exec sleep 100000' "
+              ">/dev/null 2>&1 &\n"
+              f"while [ ! -s {daemon_pid} ]; do sleep 0.05; done\necho started\n"
+              "exec sleep 100000\n")
+    daemon = 0
+    try:
+        with sleepy_app_running(public_tmp, script) as proc:
+            daemon = int(daemon_pid.read_text())
+            proc.terminate()
+            proc.communicate(timeout=seconds(60))
+        assert proc.returncode == 130
+        assert not process_ended(daemon)
+    finally:
+        if daemon:
+            os.kill(daemon, signal.SIGKILL)
+
+
 def test_a_normal_end_leaves_no_keeper(public_tmp: Path) -> None:
     """The keeper, which would end the app's group had click-build died, ends with the run
     (stopped as Ctrl-C or SIGTERM stops it): none of this click-build's is left once it has
     ended; one was there while it ran."""
 
+    from click_build.run.process import _KEEPER
+
     def keepers(owner: int) -> list[int]:
+        """The keepers of click-build ``owner``: ``python -I -S -c _KEEPER OWNER``."""
         found = []
         for process in Path("/proc").iterdir():
             try:
                 argv = (process / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"-c" in argv and b"os.killpg" in argv[-3] and argv[-2] == b"%d" % owner:
+            if argv[-4:] == [b"-c", _KEEPER.encode(), b"%d" % owner, b""]:
                 found.append(int(process.name))
         return found
 

@@ -2,7 +2,9 @@
 
 The app gets its own session (as the launcher gives each app its own unit), so
 stopping it -- on ``--timeout``, Ctrl-C or SIGTERM to click-build -- reaches every
-process it started: SIGTERM to the group, then SIGKILL after a grace period.
+process it started that stays in its group (the launcher's unit, a cgroup, would also
+hold one that called ``setsid``): SIGTERM to the group, then SIGKILL after a grace
+period.
 
 click-build killed outright (SIGKILL: an IDE's stop button, a test harness) cannot stop
 anything, yet the app must not stay running (an app under qemu spins a CPU) with nobody
